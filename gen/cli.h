@@ -1,0 +1,48 @@
+/* cli.h: the convgrad command line: subcommands and the helpers they share. */
+#ifndef CG_CLI_H
+#define CG_CLI_H
+
+#include "cg_abi.h"
+#include "convgrad.h"
+#include "pack.h"
+
+/* Exit status for a status: 0 ok, 2 bad input (problem, file, arguments, pack), 1 otherwise. */
+int cg_cli_exit_code(cg_status status);
+
+/* Prints "convgrad: <where>: <msg>" on one line to stderr and returns the exit code. */
+int cg_cli_fail(cg_status status, const char *where, const char *msg);
+
+/* Prints "convgrad <command>: <what>" for bad arguments and returns 2. */
+int cg_cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parses a positive integer option value; 0 on success. */
+int cg_cli_int(const char *text, int64_t min, int64_t max, int64_t *value);
+
+/* Loads the problem(s) of a config; with `name` non-NULL only that one. */
+cg_status cg_cli_load_problems(const char *path, const char *name, cg_problem **problems,
+                               int *count, char msg[CG_MSG_MAX]);
+
+/* Parses "cpu", "vulkan", "cpu,vulkan" into CG_TARGET_* bits; "ref" sets *ref. 0 on success. */
+int cg_cli_targets(const char *text, unsigned *targets, int *ref);
+
+/* Parses "avx512,avx2,generic" into an ISA mask. 0 on success. */
+int cg_cli_isas(const char *text, unsigned *mask);
+
+/* The pack that serves one problem on a target: `pack_dir` when given, else a cache directory
+ * under out/cache/ (generated and built on first use, reused after; concurrent processes
+ * serialize on a lock file). Opens it and creates the executable. */
+cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const char *pack_dir,
+                            int isa, cgrt_pack **pack, cgrt_executable **exe, char *where,
+                            size_t where_cap, char msg[CG_MSG_MAX]);
+
+int cg_cmd_gen(int argc, char **argv);
+int cg_cmd_build(int argc, char **argv);
+int cg_cmd_run(int argc, char **argv);
+int cg_cmd_bench(int argc, char **argv);
+int cg_cmd_import(int argc, char **argv);
+int cg_cmd_plan(int argc, char **argv);
+int cg_cmd_sweep(int argc, char **argv);
+int cg_cmd_sweep_merge(int argc, char **argv);
+
+#endif /* CG_CLI_H */

@@ -1,0 +1,321 @@
+/* emit_c.c: plan step -> C source, from templates/cpu/. Reads only the plan. */
+#include "emit_c.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_name.h"
+#include "template.h"
+
+static const char *buffer_symbol(int buffer) {
+    static const char *const names[CG_BUF_COUNT] = {"CG_T_X",  "CG_T_W",  "CG_T_DY",
+                                                    "CG_T_DX", "CG_T_DW", "CG_T_DB",
+                                                    "CG_T_Y",  "CG_BUF_WORKSPACE"};
+    return (unsigned)buffer < CG_BUF_COUNT ? names[buffer] : "CG_BUF_WORKSPACE";
+}
+
+static const char *load_fn(cg_dtype dtype) {
+    return dtype == CG_F16 ? "cg_ld_f16" : dtype == CG_BF16 ? "cg_ld_bf16" : "cg_ld_f32";
+}
+
+static const char *store_fn(cg_dtype dtype) {
+    return dtype == CG_F16 ? "cg_st_f16" : dtype == CG_BF16 ? "cg_st_bf16" : "cg_st_f32";
+}
+
+static void set_view(cg_template_values *v, const char *prefix, const cg_view *view) {
+    char key[32];
+    snprintf(key, sizeof key, "%s_BUF", prefix);
+    cg_values_set(v, key, "%s", buffer_symbol(view->buffer));
+    snprintf(key, sizeof key, "%s_OFFSET", prefix);
+    cg_values_int(v, key, view->offset);
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "%s_E%d", prefix, i);
+        cg_values_int(v, key, view->extent[i]);
+    }
+}
+
+static void set_triple(cg_template_values *v, const char *prefix, const int64_t *values) {
+    char key[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "%s%d", prefix, i);
+        cg_values_int(v, key, values[i]);
+    }
+}
+
+static void set_list(cg_template_values *v, const char *key, const int64_t *values, int count) {
+    cg_text text;
+    cg_text_init(&text);
+    for (int i = 0; i < count; i++) cg_text_printf(&text, i ? ", %lld" : "%lld", (long long)values[i]);
+    char *joined = cg_text_finish(&text);
+    cg_values_set(v, key, "%s", joined ? joined : "");
+    free(joined);
+}
+
+/* Element strides of a weight tensor (w or dw) for one (group, output-channel, input-channel,
+ * tap) quadruple. `cout`/`cin` are the step's roles; KCRS is [K][C/G][taps], KRSC is
+ * [K][taps][C/G]. */
+static void weight_strides(cg_template_values *v, const cg_problem *p, const cg_step *step,
+                           int64_t taps) {
+    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
+    int64_t g_stride = kg * cg * taps;
+    int64_t k_stride = p->channels_last ? taps * cg : cg * taps; /* one output channel k */
+    int64_t c_stride = p->channels_last ? 1 : taps;              /* one input channel */
+    int64_t f_stride = p->channels_last ? cg : 1;
+    int swap = step->role == CG_ROLE_BWD_DATA && !step->depthwise;
+    if (step->depthwise || step->groups == 1) g_stride = 0;
+    cg_values_int(v, "G_STRIDE", g_stride);
+    cg_values_int(v, "CO_STRIDE", swap ? c_stride : k_stride);
+    cg_values_int(v, "CI_STRIDE", swap ? k_stride : c_stride);
+    cg_values_int(v, "F_STRIDE", f_stride);
+}
+
+static void set_conv_geometry(cg_template_values *v, const cg_step *s) {
+    int64_t in_base[3], out_base[3];
+    for (int i = 0; i < 3; i++) {
+        in_base[i] = s->src.origin[i] + s->in_first[i];
+        out_base[i] = s->dst.origin[i] + s->out_first[i];
+    }
+    set_triple(v, "COUNT", s->count);
+    set_triple(v, "IN_BASE", in_base);
+    set_triple(v, "IN_STEP", s->in_step);
+    set_triple(v, "IN_DIL", s->in_dil);
+    set_triple(v, "OUT_BASE", out_base);
+    set_triple(v, "OUT_STEP", s->out_step);
+    set_triple(v, "TAPS", s->taps);
+    cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "NV", s->nv);
+}
+
+/* Index strides of a problem tensor in its own layout: n, the three internal spatial dims,
+ * channels. */
+static void tensor_strides(const cg_problem *p, cg_tensor tensor, int64_t *n_stride,
+                           int64_t spatial[3], int64_t *c_stride) {
+    int64_t ext[3] = {1, 1, 1};
+    int shift = 3 - p->rank;
+    const int64_t *source = tensor == CG_T_X || tensor == CG_T_DX ? p->in : p->out;
+    for (int d = 0; d < p->rank; d++) ext[shift + d] = source[d];
+    int64_t channels = tensor == CG_T_X || tensor == CG_T_DX ? p->c : p->k;
+    int64_t pixels = ext[0] * ext[1] * ext[2];
+    *n_stride = channels * pixels;
+    if (p->channels_last) {
+        spatial[2] = channels;
+        spatial[1] = ext[2] * channels;
+        spatial[0] = ext[1] * ext[2] * channels;
+        *c_stride = 1;
+    } else {
+        spatial[2] = 1;
+        spatial[1] = ext[2];
+        spatial[0] = ext[1] * ext[2];
+        *c_stride = pixels;
+    }
+}
+
+/* The row copy of to_cl/from_cl: contiguous on the problem tensor's side. */
+static void set_row_copy(cg_template_values *v, const cg_problem *p, const cg_view *view,
+                         int64_t c_stride, int tensor_is_src) {
+    int64_t channels = view->channels, pixels = view->logical[2];
+    const char *t_outer = tensor_is_src ? "SRC_OUTER_STRIDE" : "DST_OUTER_STRIDE";
+    const char *t_inner = tensor_is_src ? "SRC_INNER_STRIDE" : "DST_INNER_STRIDE";
+    const char *v_outer = tensor_is_src ? "DST_OUTER_STRIDE" : "SRC_OUTER_STRIDE";
+    const char *v_inner = tensor_is_src ? "DST_INNER_STRIDE" : "SRC_INNER_STRIDE";
+    if (p->channels_last) { /* outer: pixel, inner: channel, both sides contiguous */
+        cg_values_int(v, "OUTER", pixels);
+        cg_values_int(v, "INNER", channels);
+        cg_values_int(v, t_outer, channels);
+        cg_values_int(v, t_inner, 1);
+        cg_values_int(v, v_outer, channels);
+        cg_values_int(v, v_inner, 1);
+    } else { /* outer: channel, inner: pixel, contiguous on the tensor */
+        cg_values_int(v, "OUTER", channels);
+        cg_values_int(v, "INNER", pixels);
+        cg_values_int(v, t_outer, c_stride);
+        cg_values_int(v, t_inner, 1);
+        cg_values_int(v, v_outer, 1);
+        cg_values_int(v, v_inner, channels);
+    }
+}
+
+static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
+    const cg_problem *p = &plan->problem;
+    switch (s->kind) {
+    case CG_STEP_CONV:
+        set_view(v, "SRC", &s->src);
+        set_view(v, "DST", &s->dst);
+        cg_values_int(v, "SRC_C", s->src.channels);
+        cg_values_int(v, "DST_C", s->dst.channels);
+        cg_values_int(v, "GROUPS", s->groups);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        set_conv_geometry(v, s);
+        return "cpu/conv.c.in";
+    case CG_STEP_DEPTHWISE:
+        set_view(v, "SRC", &s->src);
+        set_view(v, "DST", &s->dst);
+        cg_values_int(v, "CHANNELS", s->cout_g);
+        set_conv_geometry(v, s);
+        return "cpu/depthwise.c.in";
+    case CG_STEP_PACK_W: {
+        int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+        int64_t problem_taps = cg_prod(p->filter, p->rank);
+        cg_values_int(v, "GROUPS", s->groups);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
+        cg_values_int(v, "TAPS", taps);
+        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        weight_strides(v, p, s, problem_taps);
+        int64_t map[CG_MAX_TAPS];
+        for (int64_t j = 0; j < taps; j++) map[j] = s->tap_map[j];
+        set_list(v, "TAP_MAP", map, (int)taps);
+        cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+        return "cpu/pack_w.c.in";
+    }
+    case CG_STEP_TO_CL:
+    case CG_STEP_FROM_CL: {
+        int to = s->kind == CG_STEP_TO_CL;
+        const cg_view *view = to ? &s->dst : &s->src;
+        int64_t n_stride, spatial[3], c_stride;
+        tensor_strides(p, (cg_tensor)s->tensor, &n_stride, spatial, &c_stride);
+        cg_values_int(v, to ? "DST_OFFSET" : "SRC_OFFSET", view->offset);
+        set_triple(v, "E", view->extent);
+        set_triple(v, "ORIGIN", view->origin);
+        cg_values_int(v, "LOGICAL0", view->logical[0]);
+        cg_values_int(v, "LOGICAL1", view->logical[1]);
+        if (to) cg_values_int(v, "LOGICAL2", view->logical[2]);
+        cg_values_int(v, "CHANNELS", view->channels);
+        cg_values_int(v, to ? "SRC_N_STRIDE" : "DST_N_STRIDE", n_stride);
+        cg_values_int(v, to ? "SRC_STRIDE0" : "DST_STRIDE0", spatial[0]);
+        cg_values_int(v, to ? "SRC_STRIDE1" : "DST_STRIDE1", spatial[1]);
+        set_row_copy(v, p, view, c_stride, to);
+        cg_values_set(v, to ? "SRC_BUF" : "DST_BUF", "%s", buffer_symbol(s->tensor));
+        if (to) cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+        else cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+        return to ? "cpu/to_cl.c.in" : "cpu/from_cl.c.in";
+    }
+    case CG_STEP_ZERO_FILL:
+        cg_values_set(v, "DST_BUF", "%s", buffer_symbol(s->dst.buffer));
+        cg_values_int(v, "DST_OFFSET", s->dst.offset);
+        set_triple(v, "E", s->dst.extent);
+        cg_values_int(v, "CHANNELS", s->dst.channels);
+        set_triple(v, "STRIDE", s->stride);
+        for (int i = 0; i < 3; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "PHASES%d", i);
+            cg_values_int(v, key, s->zf_phases[i]);
+            snprintf(key, sizeof key, "FIRST%d", i);
+            set_list(v, key, s->zf_first[i], s->zf_phases[i]);
+            snprintf(key, sizeof key, "COUNT%d", i);
+            set_list(v, key, s->zf_count[i], s->zf_phases[i]);
+        }
+        return "cpu/zero_fill.c.in";
+    case CG_STEP_DW_PARTIAL:
+    case CG_STEP_DW_DEPTHWISE_PARTIAL:
+    case CG_STEP_DB_PARTIAL: {
+        int with_x = s->kind != CG_STEP_DB_PARTIAL;
+        if (with_x) {
+            int64_t base[3];
+            for (int i = 0; i < 3; i++) base[i] = s->src.origin[i] - s->pad_lo[i];
+            set_view(v, "X", &s->src);
+            set_triple(v, "X_BASE", base);
+            set_triple(v, "STRIDE", s->stride);
+            set_triple(v, "DIL", s->dilation);
+            set_triple(v, "TAPS", s->taps);
+            cg_values_int(v, "WITH_BIAS", s->with_bias);
+            cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+        }
+        set_view(v, "DY", &s->src2);
+        set_triple(v, "DY_ORIGIN", s->src2.origin);
+        set_triple(v, "OUT", s->out);
+        cg_values_int(v, "COUT_PAD", s->cout_pad);
+        cg_values_int(v, "SPLITS", s->splits);
+        cg_values_int(v, "ROWS", s->rows);
+        cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+        cg_values_int(v, "NV", s->nv);
+        if (s->kind == CG_STEP_DW_PARTIAL) {
+            cg_values_int(v, "X_C", s->src.channels);
+            cg_values_int(v, "DY_C", s->src2.channels);
+            cg_values_int(v, "GROUPS", s->groups);
+            cg_values_int(v, "CIN", s->cin_g);
+            cg_values_int(v, "COUT", s->cout_g);
+            cg_values_int(v, "MR", s->mr);
+            return "cpu/dw_partial.c.in";
+        }
+        cg_values_int(v, "CHANNELS", s->cout_g);
+        return with_x ? "cpu/dw_depthwise_partial.c.in" : "cpu/db_partial.c.in";
+    }
+    case CG_STEP_REDUCE: {
+        int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+        cg_values_int(v, "GROUPS", s->groups);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "COUT_PAD", s->cout_pad);
+        cg_values_int(v, "TAPS", taps);
+        cg_values_int(v, "SPLITS", s->splits);
+        cg_values_int(v, "WITH_WEIGHT", s->with_weight);
+        cg_values_int(v, "WITH_BIAS", s->with_bias);
+        cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+        cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+        cg_step roles = *s;
+        roles.role = CG_ROLE_FWD;
+        weight_strides(v, p, &roles, taps);
+        cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+        return "cpu/reduce.c.in";
+    }
+    default: return NULL;
+    }
+}
+
+cg_status cg_emit_c_step(const cg_plan *plan, int step_index, const char *config_name,
+                         char **source, char msg[CG_MSG_MAX]) {
+    const cg_step *s = &plan->steps[step_index];
+    cg_template_values values;
+    cg_values_init(&values);
+    char symbol[CG_KERNEL_NAME_MAX + 16];
+    cg_kernel_symbol(s, plan->target.isa, symbol, sizeof symbol);
+    cg_values_set(&values, "SYMBOL", "%s", symbol);
+    const char *template_name = fill_values(plan, s, &values);
+    if (!template_name) {
+        cg_values_free(&values);
+        snprintf(msg, CG_MSG_MAX, "emit_c: no template for step kind %s",
+                 cg_step_kind_name(s->kind));
+        return CG_ERR_INTERNAL;
+    }
+    char *template_text = NULL;
+    cg_status status = cg_template_load(template_name, &template_text, msg);
+    if (status != CG_OK) {
+        cg_values_free(&values);
+        return status;
+    }
+    char canonical[CG_PROBLEM_STR_MAX];
+    cg_problem_format(&plan->problem, canonical);
+    cg_text text;
+    cg_text_init(&text);
+    cg_text_line(&text, "/* Generated by convgrad %s (ABI %d). DO NOT EDIT: regenerate instead.",
+                 CG_GENERATOR_VERSION, CG_ABI_VERSION);
+    cg_text_line(&text, " * template: templates/%s", template_name);
+    cg_text_line(&text, " * config:   %s", config_name ? config_name : "(none)");
+    cg_text_line(&text, " * problem:  %s (%s)", canonical, plan->problem.name);
+    cg_text_line(&text, " * plan:     step %d of %d, %s, phase %d, tile %dx%d, %lld work items,",
+                 step_index + 1, plan->step_count, cg_step_kind_name(s->kind), s->phase_id, s->mr,
+                 s->nv * s->vlen, (long long)s->work_items);
+    cg_text_line(&text, " *           isa %s, workspace %lld bytes", cg_isa_name(plan->target.isa),
+                 (long long)plan->workspace_bytes);
+    cg_text_line(&text, " */");
+    cg_text_line(&text, "#include \"cg_isa_%s.h\"", cg_isa_name(plan->target.isa));
+    cg_text_line(&text, "%s", "");
+    status = cg_template_fill(template_text, template_name, &values, &text, msg);
+    free(template_text);
+    cg_values_free(&values);
+    if (status != CG_OK) {
+        cg_text_free(&text);
+        return status;
+    }
+    *source = cg_text_finish(&text);
+    if (!*source) {
+        snprintf(msg, CG_MSG_MAX, "emit_c: out of memory");
+        return CG_ERR_NOMEM;
+    }
+    return CG_OK;
+}

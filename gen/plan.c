@@ -1,0 +1,264 @@
+/* plan.c: problem + target -> plan. Pure functions, no I/O (cg_target_host aside).
+ *
+ * Order of the steps a plan holds:
+ *   region 1: reorders of x and dy into padded f32 channels-last views, weight packing;
+ *   region 2: the compute kernels (fwd, every non-empty dx stride phase and the zero-fill,
+ *             dw/db partial sums), which read only region-1 results and write disjoint data;
+ *   region 3: reductions of partials and reorders of results into the problem's layout.
+ */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel_name.h"
+#include "plan_internal.h"
+#include "tiles.h"
+
+static cg_status fail(char msg[CG_MSG_MAX], cg_status status, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(msg, CG_MSG_MAX, fmt, args);
+    va_end(args);
+    return status;
+}
+
+int64_t cg_ceil_div(int64_t a, int64_t b) { return -cg_floor_div(-a, b); }
+
+int64_t cg_floor_div(int64_t a, int64_t b) {
+    /* b > 0; never converts a negative numerator to unsigned (the rocMLIR wrap bug) */
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+int64_t cg_gcd(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static const char *const kind_names[CG_STEP_KIND_COUNT] = {
+    "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
+    "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl"};
+
+const char *cg_step_kind_name(cg_step_kind kind) {
+    return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+int64_t cg_ws_alloc(cg_plan *plan, int64_t bytes) {
+    /* 64-byte alignment: every region starts on its own cache line (no false sharing between
+     * regions written by different threads, aligned vector loads possible). */
+    int64_t offset = (plan->workspace_bytes + 63) & ~(int64_t)63;
+    plan->workspace_bytes = offset + bytes;
+    return offset;
+}
+
+int64_t cg_view_bytes(const cg_view *view) {
+    return view->n * view->extent[0] * view->extent[1] * view->extent[2] * view->channels * 4;
+}
+
+cg_step *cg_plan_add_step(cg_plan *plan, cg_step_kind kind, int concurrent) {
+    if (plan->step_count >= CG_MAX_STEPS) return NULL;
+    cg_step *step = &plan->steps[plan->step_count++];
+    memset(step, 0, sizeof *step);
+    step->kind = kind;
+    step->concurrent = concurrent;
+    step->phase_id = -1;
+    step->tensor = -1;
+    step->vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    for (int i = 0; i < 3; i++) {
+        step->count[i] = step->taps[i] = step->out_step[i] = step->in_step[i] = 1;
+        step->in_dil[i] = step->stride[i] = step->dilation[i] = 1;
+        step->out[i] = step->filter[i] = 1;
+    }
+    return step;
+}
+
+void cg_plan_dims(const cg_problem *p, cg_dims *dims) {
+    memset(dims, 0, sizeof *dims);
+    for (int i = 0; i < 3; i++) {
+        dims->in[i] = dims->out[i] = dims->filter[i] = dims->stride[i] = dims->dilation[i] = 1;
+    }
+    int shift = 3 - p->rank;
+    for (int d = 0; d < p->rank; d++) {
+        dims->in[shift + d] = p->in[d];
+        dims->out[shift + d] = p->out[d];
+        dims->filter[shift + d] = p->filter[d];
+        /* An extent-1 output reads at o = 0 only: its stride is irrelevant, use 1. */
+        dims->stride[shift + d] = p->out[d] == 1 ? 1 : p->stride[d];
+        dims->dilation[shift + d] = p->dilation[d];
+        dims->pad_lo[shift + d] = p->pad_lo[d];
+        dims->pad_hi[shift + d] = p->pad_hi[d];
+    }
+    dims->shift = shift;
+    dims->taps = dims->filter[0] * dims->filter[1] * dims->filter[2];
+}
+
+void cg_view_init(cg_view *view, int64_t n, int64_t channels, const int64_t logical[3],
+                  const int64_t pad_lo[3], const int64_t pad_hi[3]) {
+    memset(view, 0, sizeof *view);
+    view->buffer = CG_BUF_WORKSPACE;
+    view->n = n;
+    view->channels = channels;
+    for (int i = 0; i < 3; i++) {
+        view->logical[i] = logical[i];
+        view->origin[i] = pad_lo ? pad_lo[i] : 0;
+        view->extent[i] = logical[i] + view->origin[i] + (pad_hi ? pad_hi[i] : 0);
+    }
+}
+
+int cg_view_padded(const cg_view *view) {
+    for (int i = 0; i < 3; i++)
+        if (view->extent[i] != view->logical[i]) return 1;
+    return 0;
+}
+
+/* Places an input view: directly on the problem's tensor when that already is unpadded f32
+ * channels-last, else in the workspace behind a TO_CL step. */
+static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, char *msg) {
+    const cg_problem *p = &plan->problem;
+    if (p->channels_last && p->dtype == CG_F32 && !cg_view_padded(view)) {
+        view->buffer = tensor;
+        view->offset = 0;
+        return CG_OK;
+    }
+    view->buffer = CG_BUF_WORKSPACE;
+    view->offset = cg_ws_alloc(plan, cg_view_bytes(view));
+    cg_step *step = cg_plan_add_step(plan, CG_STEP_TO_CL, plan->step_count > 0);
+    if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: more than %d steps", CG_MAX_STEPS);
+    step->tensor = tensor;
+    step->dst = *view;
+    step->work_items = view->n * view->extent[0] * view->extent[1];
+    cg_name_step(plan, step, tensor == CG_T_X ? "toclx" : "tocldy");
+    return CG_OK;
+}
+
+/* Output views: computed in place when the problem's tensor is f32 channels-last. */
+void cg_place_output(cg_plan *plan, cg_view *view, cg_tensor tensor) {
+    const cg_problem *p = &plan->problem;
+    if (p->channels_last && p->dtype == CG_F32) {
+        view->buffer = tensor;
+        view->offset = 0;
+    } else {
+        view->buffer = CG_BUF_WORKSPACE;
+        view->offset = cg_ws_alloc(plan, cg_view_bytes(view));
+    }
+}
+
+cg_status cg_add_from_cl(cg_plan *plan, const cg_view *view, cg_tensor tensor, char *msg) {
+    if (view->buffer != CG_BUF_WORKSPACE) return CG_OK;
+    cg_step *step = cg_plan_add_step(plan, CG_STEP_FROM_CL, 1);
+    if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: more than %d steps", CG_MAX_STEPS);
+    step->tensor = tensor;
+    step->src = *view;
+    step->work_items = view->n * view->logical[0] * view->logical[1];
+    cg_name_step(plan, step, tensor == CG_T_DX ? "fromcldx" : "fromcly");
+    return CG_OK;
+}
+
+static cg_status check_limits(const cg_problem *p, char *msg) {
+    int64_t taps = 1;
+    for (int d = 0; d < p->rank; d++) {
+        if (p->filter[d] > CG_MAX_FILTER_EXTENT)
+            return fail(msg, CG_ERR_UNSUPPORTED,
+                        "filter: extent %lld exceeds the generator limit %d",
+                        (long long)p->filter[d], CG_MAX_FILTER_EXTENT);
+        taps *= p->filter[d];
+    }
+    if (taps > CG_MAX_TAPS)
+        return fail(msg, CG_ERR_UNSUPPORTED, "filter: %lld taps exceed the generator limit %d",
+                    (long long)taps, CG_MAX_TAPS);
+    return CG_OK;
+}
+
+cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_plan *plan,
+                       char msg[CG_MSG_MAX]) {
+    memset(plan, 0, sizeof *plan);
+    plan->problem = *problem;
+    plan->target = *target;
+    if (plan->target.threads < 1) plan->target.threads = 1;
+    cg_status status = check_limits(problem, msg);
+    if (status != CG_OK) return status;
+    const cg_problem *p = &plan->problem;
+    cg_dims dims;
+    cg_plan_dims(p, &dims);
+    int want_dx = (p->ops & CG_OP_BWD_DATA) != 0;
+    int want_fwd = (p->ops & CG_OP_FWD) != 0;
+    int want_dw = (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) != 0;
+
+    /* Stride phases first: their reads fix how much zero padding the dy view needs. */
+    int64_t dy_pad_lo[3] = {0, 0, 0}, dy_pad_hi[3] = {0, 0, 0};
+    if (want_dx) cg_plan_phases(plan, &dims, dy_pad_lo, dy_pad_hi);
+
+    cg_view x_view, dy_view;
+    int need_x = want_fwd || (p->ops & CG_OP_BWD_WEIGHT);
+    int need_dy = want_dx || want_dw;
+    if (need_x) {
+        cg_view_init(&x_view, p->n, p->c, dims.in, dims.pad_lo, dims.pad_hi);
+        if ((status = place_input(plan, &x_view, CG_T_X, msg)) != CG_OK) return status;
+    }
+    if (need_dy) {
+        cg_view_init(&dy_view, p->n, p->k, dims.out, dy_pad_lo, dy_pad_hi);
+        if ((status = place_input(plan, &dy_view, CG_T_DY, msg)) != CG_OK) return status;
+    }
+    if (want_fwd && (status = cg_plan_fwd(plan, &dims, &x_view, msg)) != CG_OK) return status;
+    if (want_dx && (status = cg_plan_dx(plan, &dims, &dy_view, msg)) != CG_OK) return status;
+    if (want_dw && (status = cg_plan_dw(plan, &dims, need_x ? &x_view : NULL, &dy_view, msg)) !=
+                       CG_OK)
+        return status;
+    /* Steps were appended op by op; order them into the three regions. */
+    cg_plan_close_regions(plan);
+    return CG_OK;
+}
+
+void cg_plan_close_regions(cg_plan *plan) {
+    /* Stable insertion sort by region: steps were appended per op, regions interleaved. */
+    cg_step held;
+    for (int i = 1; i < plan->step_count; i++) {
+        int region = cg_step_region(plan->steps[i].kind);
+        int j = i;
+        while (j > 0 && cg_step_region(plan->steps[j - 1].kind) > region) j--;
+        if (j == i) continue;
+        held = plan->steps[i];
+        memmove(&plan->steps[j + 1], &plan->steps[j], (size_t)(i - j) * sizeof held);
+        plan->steps[j] = held;
+    }
+    for (int i = 0; i < plan->step_count; i++) {
+        int region = cg_step_region(plan->steps[i].kind);
+        plan->steps[i].concurrent = i > 0 && cg_step_region(plan->steps[i - 1].kind) == region;
+    }
+}
+
+int cg_step_region(cg_step_kind kind) {
+    switch (kind) {
+    case CG_STEP_TO_CL:
+    case CG_STEP_PACK_W: return 1;
+    case CG_STEP_REDUCE:
+    case CG_STEP_FROM_CL: return 3;
+    default: return 2;
+    }
+}
+
+cg_status cg_plan_check_phase_id(const cg_plan *plan, int id, char msg[CG_MSG_MAX]) {
+    for (int i = 0; i < plan->phase_count; i++)
+        if (plan->phases[i].id == id) return CG_OK;
+    int pos = snprintf(msg, CG_MSG_MAX, "kernel id %d is not a non-empty phase; valid ids: {", id);
+    for (int i = 0; i < plan->phase_count && pos < CG_MSG_MAX; i++)
+        pos += snprintf(msg + pos, (size_t)(CG_MSG_MAX - pos), i ? ", %d" : "%d",
+                        plan->phases[i].id);
+    if (pos < CG_MSG_MAX) snprintf(msg + pos, (size_t)(CG_MSG_MAX - pos), "}");
+    return CG_ERR_INVALID;
+}
+
+void cg_plan_written_mask(const cg_step *zero_fill, int dim3, int64_t extent,
+                          unsigned char *mask) {
+    memset(mask, 0, (size_t)extent);
+    for (int t = 0; t < zero_fill->zf_phases[dim3]; t++)
+        for (int64_t i = 0; i < zero_fill->zf_count[dim3][t]; i++) {
+            int64_t pos = zero_fill->zf_first[dim3][t] + zero_fill->stride[dim3] * i;
+            if (pos >= 0 && pos < extent) mask[pos] = 1;
+        }
+}

@@ -1,0 +1,148 @@
+/* plan.h: everything an emitter needs to write the kernels of one problem.
+ *
+ * A plan is a flat list of steps. Each step is one generated kernel with a number of
+ * independent work items; the runtime runs a step's items in parallel and puts a barrier
+ * between steps unless a step is marked concurrent with the previous one (the stride phases of
+ * dx write disjoint positions). Internally every kernel works on f32 channels-last "views" that
+ * are always 3-D (a rank-r problem uses the last r dims; the leading ones have extent 1).
+ *
+ * The plan is filled by pure functions (plan.c, plan_dx.c, plan_dw.c, tiles.c) from the problem
+ * and the target; it can be dumped as JSON and read back (plan_json.c) so that `--plan FILE`
+ * overrides the heuristics.
+ */
+#ifndef CG_PLAN_H
+#define CG_PLAN_H
+
+#include "cg_abi.h"
+#include "cg_problem.h"
+
+#define CG_MAX_STEPS 128
+#define CG_MAX_FILTER_EXTENT 64 /* per dim: bounds the phase tables */
+#define CG_MAX_TAPS 1024        /* product over dims: bounds the tap tables */
+#define CG_KERNEL_NAME_MAX 160
+
+
+typedef enum cg_step_kind {
+    CG_STEP_TO_CL = 0,   /* x or dy (problem layout, dtype) -> padded f32 channels-last view */
+    CG_STEP_PACK_W,      /* w -> packed weights [g][block][tap][cin][nr] of one conv step */
+    CG_STEP_ZERO_FILL,   /* dx positions that no stride phase writes := 0 */
+    CG_STEP_CONV,        /* dense direct conv: fwd, or one stride phase of dx */
+    CG_STEP_DEPTHWISE,   /* depthwise (C/G = K/G = 1) fwd or dx phase, lanes along channels */
+    CG_STEP_DW_PARTIAL,  /* dense dw (and db) partial sums over a chunk of the reduction */
+    CG_STEP_DW_DEPTHWISE_PARTIAL, /* depthwise dw (and db) partial sums */
+    CG_STEP_DB_PARTIAL,  /* db alone: partial sums of dy */
+    CG_STEP_REDUCE,      /* partials -> dw and/or db in the problem's layout and dtype */
+    CG_STEP_FROM_CL,     /* f32 channels-last view -> output tensor (layout, dtype) */
+    CG_STEP_KIND_COUNT
+} cg_step_kind;
+
+const char *cg_step_kind_name(cg_step_kind kind);
+
+/* f32 channels-last tensor [n][extent0][extent1][extent2][channels] somewhere in a buffer. */
+typedef struct cg_view {
+    int buffer;             /* cg_tensor index, or CG_BUF_WORKSPACE */
+    int64_t offset;         /* bytes from the buffer's base */
+    int64_t n, channels;
+    int64_t extent[3];      /* stored extents, padding included */
+    int64_t origin[3];      /* stored index of logical position 0 (= low padding) */
+    int64_t logical[3];     /* logical extents (stored = low pad + logical + high pad) */
+} cg_view;
+
+/* Which tensor role the output channels of a packed weight have. */
+typedef enum cg_weight_role {
+    CG_ROLE_FWD = 0,       /* cout = k, cin = c/g (forward) */
+    CG_ROLE_BWD_DATA = 1,  /* cout = c/g, cin = k/g (dx phases: channel roles swap) */
+} cg_weight_role;
+
+typedef struct cg_step {
+    cg_step_kind kind;
+    char kernel[CG_KERNEL_NAME_MAX]; /* symbol without the "__<isa>" suffix */
+    int64_t work_items;
+    int concurrent; /* 1: runs in the same parallel region as the previous step */
+    int phase_id;   /* dx stride phase id (row-major over dims), -1 otherwise */
+    int depthwise;  /* PACK_W: packed [tap][channels] for a DEPTHWISE step */
+    int tensor;     /* TO_CL/FROM_CL: which problem tensor; REDUCE: CG_T_DW or CG_T_DB (both when with_bias) */
+
+    cg_view src, dst;            /* TO_CL/FROM_CL/CONV/DEPTHWISE: input and output views */
+    cg_view src2;                /* DW_PARTIAL: src = x (padded), src2 = dy */
+    int64_t groups, cin_g, cout_g;
+
+    /* CONV / DEPTHWISE geometry, per internal dim: output h in [0, count) writes logical
+     * position out_first + out_step*h; tap j reads in_first + in_step*h + in_dil*j. */
+    int64_t count[3], out_first[3], out_step[3];
+    int64_t in_first[3], in_step[3], in_dil[3];
+    int64_t taps[3];
+    int32_t tap_map[CG_MAX_TAPS]; /* packed tap (row-major over taps[]) -> flat filter index */
+
+    /* Weights: packed region of this conv step (CONV, DEPTHWISE, PACK_W) */
+    int64_t wpack_offset;
+    cg_weight_role role;
+
+    /* Register tile: mr pixels (CONV) or input channels (DW) x nv vectors of vlen lanes. */
+    int mr, nv, vlen;
+
+    /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
+    int64_t splits;           /* S partial sums over rows of the reduction */
+    int64_t rows;             /* reduction rows: n * out0 * out1 */
+    int64_t partial_offset;   /* workspace bytes: dw partials [S][G][taps][cin_g][cout_pad] */
+    int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */
+    int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
+    int with_weight, with_bias;
+    int64_t stride[3], dilation[3], pad_lo[3], out[3], filter[3];
+
+    /* ZERO_FILL: per dim, the positions written by phase t are zf_first + stride*i for
+     * i < zf_count (t < zf_phases); everything else in that dim is unwritten. */
+    int zf_phases[3];
+    int64_t zf_first[3][CG_MAX_FILTER_EXTENT];
+    int64_t zf_count[3][CG_MAX_FILTER_EXTENT];
+} cg_step;
+
+/* One stride phase of dx, as the planner table tests see it. */
+typedef struct cg_phase {
+    int id;                  /* row-major phase id over the problem's dims, last dim fastest */
+    int t[CG_MAX_RANK];      /* phase per problem dim */
+    int64_t slice[CG_MAX_RANK];
+    int64_t h_lo[CG_MAX_RANK], h_hi[CG_MAX_RANK]; /* [L, R) clipped to in-range positions */
+} cg_phase;
+
+typedef struct cg_target {
+    cg_isa isa;
+    int threads;             /* cores the plan balances work for */
+    int64_t l1_bytes, l2_bytes;
+    /* Overrides of the heuristics (0: let the heuristic choose), from `--plan FILE`. */
+    int force_mr, force_nv;  /* register tile of conv and dw kernels */
+    int64_t force_splits;    /* dw/db split factor */
+} cg_target;
+
+typedef struct cg_plan {
+    cg_problem problem;
+    cg_target target;
+    int64_t workspace_bytes;
+    int step_count;
+    cg_step steps[CG_MAX_STEPS];
+    /* Facts for tests and reports (not read by emitters beyond the steps). */
+    int phase_count;                 /* non-empty dx phases */
+    cg_phase phases[CG_MAX_TAPS];    /* only the first phase_count are valid */
+    int64_t total_phases;            /* prod of per-dim phase counts T */
+    int needs_zero_fill;
+    int64_t dw_splits;
+} cg_plan;
+
+/* Default target for this machine: ISA from cpuid, threads from the core count, caches from
+ * sysfs. */
+cg_target cg_target_host(void);
+
+/* Fills a plan for a finalized problem. Pure: no I/O. Fails with CG_ERR_UNSUPPORTED and a
+ * reason when a documented generator limit is passed. The plan is large: heap-allocate it. */
+cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_plan *plan,
+                       char msg[CG_MSG_MAX]);
+
+/* Checks that a kernel id (dx phase id) is one of the plan's non-empty phases; the message
+ * lists the valid ids, e.g. "kernel id 2 is not a non-empty phase; valid ids: {0, 3}". */
+cg_status cg_plan_check_phase_id(const cg_plan *plan, int id, char msg[CG_MSG_MAX]);
+
+/* Dx positions the phases leave unwritten, per dim: mask[x] = 1 if written. Returns 0 on
+ * success; `mask` has problem->in[dim] entries. Used by the zero-fill emitter and tests. */
+void cg_plan_written_mask(const cg_step *zero_fill, int dim3, int64_t extent, unsigned char *mask);
+
+#endif /* CG_PLAN_H */

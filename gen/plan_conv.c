@@ -1,0 +1,260 @@
+/* plan_conv.c: forward and backward-data (stride-phase) steps.
+ *
+ * Backward data, per problem dim (math.md section 2): g = gcd(s, d), T = s/g phases, dT = d/g.
+ * Tap f = T*q + t; phase t holds slice(t) = ceil((Y - t)/T) taps when t < Y and none otherwise
+ * (tested explicitly, never an unsigned ceil of a negative number). Phase t writes positions
+ * i = d*t + s*h - pl and reads dy[h - dT*q]. We run h only where i is inside [0, D) and where at
+ * least one tap can meet dy (h < O + dT*(slice-1)); every position outside those ranges has a
+ * zero gradient and is left to the zero-fill step, so each dx position is written exactly once.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+typedef struct phase_dim {
+    int64_t T, dT, slice, h_lo, h_hi;
+} phase_dim;
+
+static phase_dim phase_of_dim(const cg_dims *dims, int i, int64_t t) {
+    phase_dim pd;
+    int64_t s = dims->stride[i], d = dims->dilation[i], Y = dims->filter[i];
+    int64_t g = cg_gcd(s, d);
+    pd.T = s / g;
+    pd.dT = d / g;
+    pd.slice = t < Y ? cg_ceil_div(Y - t, pd.T) : 0;
+    int64_t lo = cg_ceil_div(dims->pad_lo[i] - d * t, s);
+    int64_t hi = cg_floor_div(dims->in[i] - 1 + dims->pad_lo[i] - d * t, s) + 1;
+    int64_t reach = dims->out[i] + pd.dT * (pd.slice - 1);
+    pd.h_lo = lo > 0 ? lo : 0;
+    pd.h_hi = hi < reach ? hi : reach;
+    if (pd.slice == 0 || pd.h_hi < pd.h_lo) pd.h_hi = pd.h_lo;
+    return pd;
+}
+
+static int64_t phase_count_of_dim(const cg_dims *dims, int i) {
+    return dims->stride[i] / cg_gcd(dims->stride[i], dims->dilation[i]);
+}
+
+void cg_plan_phases(cg_plan *plan, const cg_dims *dims, int64_t dy_pad_lo[3],
+                    int64_t dy_pad_hi[3]) {
+    const cg_problem *p = &plan->problem;
+    int64_t T[3];
+    plan->total_phases = 1;
+    for (int i = 0; i < 3; i++) {
+        T[i] = phase_count_of_dim(dims, i);
+        plan->total_phases *= T[i];
+    }
+    /* Enumerate tuples row-major over the problem's dims, last dim fastest (rocMLIR ids). */
+    plan->phase_count = 0;
+    for (int64_t id = 0; id < plan->total_phases; id++) {
+        int64_t rest = id, t3[3];
+        for (int i = 2; i >= 0; i--) {
+            t3[i] = rest % T[i];
+            rest /= T[i];
+        }
+        int empty = 0;
+        for (int i = 0; i < 3; i++)
+            if (t3[i] >= dims->filter[i]) empty = 1;
+        if (empty) continue;
+        cg_phase *phase = &plan->phases[plan->phase_count++];
+        phase->id = (int)id;
+        for (int d = 0; d < p->rank; d++) {
+            phase_dim pd = phase_of_dim(dims, dims->shift + d, t3[dims->shift + d]);
+            phase->t[d] = (int)t3[dims->shift + d];
+            phase->slice[d] = pd.slice;
+            phase->h_lo[d] = pd.h_lo;
+            phase->h_hi[d] = pd.h_hi;
+        }
+    }
+    /* dy padding: the phase kernels read dy[h - dT*q] for every h they run. */
+    for (int i = 0; i < 3; i++) {
+        dy_pad_lo[i] = dy_pad_hi[i] = 0;
+        for (int64_t t = 0; t < T[i] && t < dims->filter[i]; t++) {
+            phase_dim pd = phase_of_dim(dims, i, t);
+            if (pd.h_hi <= pd.h_lo) continue;
+            int64_t lowest = pd.h_lo - pd.dT * (pd.slice - 1);
+            int64_t highest = pd.h_hi - 1;
+            if (-lowest > dy_pad_lo[i]) dy_pad_lo[i] = -lowest;
+            if (highest - (dims->out[i] - 1) > dy_pad_hi[i])
+                dy_pad_hi[i] = highest - (dims->out[i] - 1);
+        }
+    }
+}
+
+/* Blocks of nr = nv*vlen output channels, the last one padded with zero weights. */
+static int64_t block_count(const cg_step *step) {
+    int64_t nr = (int64_t)step->nv * step->vlen;
+    return (step->cout_g + nr - 1) / nr;
+}
+
+static int is_depthwise(const cg_problem *p) { return p->groups == p->c && p->groups == p->k; }
+
+/* Adds the PACK_W step for `conv` (already filled) and allocates its packed weights. */
+static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
+    int64_t taps = conv->taps[0] * conv->taps[1] * conv->taps[2];
+    int64_t blocks = block_count(conv);
+    int64_t nr = (int64_t)conv->nv * conv->vlen;
+    int64_t bytes = conv->depthwise ? taps * blocks * nr * 4
+                                    : conv->groups * blocks * taps * conv->cin_g * nr * 4;
+    conv->wpack_offset = cg_ws_alloc(plan, bytes);
+    conv->cout_pad = blocks * nr;
+    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
+    if (!pack) {
+        strcpy(msg, "plan: too many steps");
+        return CG_ERR_UNSUPPORTED;
+    }
+    int index = (int)(pack - plan->steps);
+    /* The pack step copies the conv step's weight description (taps, map, tile, role). */
+    *pack = *conv;
+    pack->kind = CG_STEP_PACK_W;
+    pack->concurrent = 1;
+    pack->work_items = conv->depthwise ? blocks : conv->groups * blocks;
+    (void)index;
+    cg_name_step(plan, pack, conv->phase_id >= 0 ? "packwd" : "packw");
+    return CG_OK;
+}
+
+static void init_conv(const cg_plan *plan, cg_step *step, const cg_view *src, const cg_view *dst,
+                      int64_t cin_g, int64_t cout_g) {
+    const cg_problem *p = &plan->problem;
+    step->src = *src;
+    step->dst = *dst;
+    step->depthwise = is_depthwise(p);
+    step->groups = p->groups;
+    step->cin_g = step->depthwise ? 1 : cin_g;
+    step->cout_g = step->depthwise ? p->c : cout_g;
+    if (step->depthwise) step->groups = 1; /* lanes run across all channels (= groups) */
+    step->nv = plan->target.force_nv > 0 ? plan->target.force_nv
+                                         : cg_tile_nv(plan->target.isa, step->cout_g);
+}
+
+static void finish_conv(const cg_plan *plan, cg_step *step) {
+    step->kind = step->depthwise ? CG_STEP_DEPTHWISE : CG_STEP_CONV;
+    step->mr = plan->target.force_mr > 0 ? plan->target.force_mr
+                                         : cg_tile_mr(plan->target.isa, step->nv, step->count[2]);
+    step->work_items = step->src.n * step->count[0] * step->count[1];
+}
+
+cg_status cg_plan_fwd(cg_plan *plan, const cg_dims *dims, const cg_view *x_view, char *msg) {
+    const cg_problem *p = &plan->problem;
+    cg_view y_view;
+    cg_view_init(&y_view, p->n, p->k, dims->out, NULL, NULL);
+    cg_place_output(plan, &y_view, CG_T_Y);
+    cg_step *conv = cg_plan_add_step(plan, CG_STEP_CONV, 1);
+    if (!conv) {
+        strcpy(msg, "plan: too many steps");
+        return CG_ERR_UNSUPPORTED;
+    }
+    init_conv(plan, conv, x_view, &y_view, p->c / p->groups, p->k / p->groups);
+    conv->role = CG_ROLE_FWD;
+    for (int i = 0; i < 3; i++) {
+        conv->count[i] = dims->out[i];
+        conv->out_first[i] = 0;
+        conv->out_step[i] = 1;
+        conv->in_first[i] = -dims->pad_lo[i];
+        conv->in_step[i] = dims->stride[i];
+        conv->in_dil[i] = dims->dilation[i];
+        conv->taps[i] = dims->filter[i];
+    }
+    for (int64_t j = 0; j < dims->taps; j++) conv->tap_map[j] = (int32_t)j;
+    finish_conv(plan, conv);
+    cg_name_step(plan, conv, "fwd");
+    cg_status status = add_pack(plan, conv, msg);
+    if (status != CG_OK) return status;
+    return cg_add_from_cl(plan, &y_view, CG_T_Y, msg);
+}
+
+/* The zero-fill step's per-dim written ranges, from every non-empty phase of the dim. */
+static void fill_zero_ranges(const cg_dims *dims, cg_step *zero, int *needed) {
+    *needed = 0;
+    for (int i = 0; i < 3; i++) {
+        int64_t T = phase_count_of_dim(dims, i);
+        zero->stride[i] = dims->stride[i];
+        zero->zf_phases[i] = 0;
+        int64_t written = 0;
+        for (int64_t t = 0; t < T && t < dims->filter[i]; t++) {
+            phase_dim pd = phase_of_dim(dims, i, t);
+            int n = zero->zf_phases[i]++;
+            zero->zf_first[i][n] = dims->dilation[i] * t + dims->stride[i] * pd.h_lo -
+                                   dims->pad_lo[i];
+            zero->zf_count[i][n] = pd.h_hi - pd.h_lo;
+            written += pd.h_hi - pd.h_lo; /* phases write disjoint positions */
+        }
+        if (written != dims->in[i]) *needed = 1;
+    }
+}
+
+cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view, char *msg) {
+    const cg_problem *p = &plan->problem;
+    cg_view dx_view;
+    cg_view_init(&dx_view, p->n, p->c, dims->in, NULL, NULL);
+    cg_place_output(plan, &dx_view, CG_T_DX);
+
+    cg_step zero;
+    memset(&zero, 0, sizeof zero);
+    fill_zero_ranges(dims, &zero, &plan->needs_zero_fill);
+    if (plan->needs_zero_fill) {
+        cg_step *step = cg_plan_add_step(plan, CG_STEP_ZERO_FILL, 1);
+        if (!step) return CG_ERR_UNSUPPORTED;
+        memcpy(step->stride, zero.stride, sizeof zero.stride);
+        memcpy(step->zf_phases, zero.zf_phases, sizeof zero.zf_phases);
+        memcpy(step->zf_first, zero.zf_first, sizeof zero.zf_first);
+        memcpy(step->zf_count, zero.zf_count, sizeof zero.zf_count);
+        step->dst = dx_view;
+        step->work_items = p->n * dims->in[0] * dims->in[1];
+        cg_name_step(plan, step, "zero");
+    }
+    int64_t T[3];
+    for (int i = 0; i < 3; i++) T[i] = phase_count_of_dim(dims, i);
+    for (int k = 0; k < plan->phase_count; k++) {
+        const cg_phase *phase = &plan->phases[k];
+        int64_t t3[3], rest = phase->id;
+        for (int i = 2; i >= 0; i--) {
+            t3[i] = rest % T[i];
+            rest /= T[i];
+        }
+        phase_dim pd[3];
+        int runs = 1;
+        for (int i = 0; i < 3; i++) {
+            pd[i] = phase_of_dim(dims, i, t3[i]);
+            if (pd[i].h_hi <= pd[i].h_lo) runs = 0;
+        }
+        if (!runs) continue; /* non-empty taps, but no in-range position: zero-filled */
+        cg_step *conv = cg_plan_add_step(plan, CG_STEP_CONV, 1);
+        if (!conv) {
+            strcpy(msg, "plan: too many steps (stride phases)");
+            return CG_ERR_UNSUPPORTED;
+        }
+        init_conv(plan, conv, dy_view, &dx_view, p->k / p->groups, p->c / p->groups);
+        conv->role = CG_ROLE_BWD_DATA;
+        conv->phase_id = phase->id;
+        for (int i = 0; i < 3; i++) {
+            conv->count[i] = pd[i].h_hi - pd[i].h_lo;
+            conv->out_first[i] = dims->dilation[i] * t3[i] + dims->stride[i] * pd[i].h_lo -
+                                 dims->pad_lo[i];
+            conv->out_step[i] = dims->stride[i];
+            /* taps run reversed (j = slice-1-q) so that the dy position grows with j */
+            conv->in_first[i] = pd[i].h_lo - pd[i].dT * (pd[i].slice - 1);
+            conv->in_step[i] = 1;
+            conv->in_dil[i] = pd[i].dT;
+            conv->taps[i] = pd[i].slice;
+        }
+        int64_t j = 0;
+        for (int64_t j0 = 0; j0 < conv->taps[0]; j0++)
+            for (int64_t j1 = 0; j1 < conv->taps[1]; j1++)
+                for (int64_t j2 = 0; j2 < conv->taps[2]; j2++) {
+                    int64_t jj[3] = {j0, j1, j2}, flat = 0;
+                    for (int i = 0; i < 3; i++) {
+                        int64_t f = pd[i].T * (conv->taps[i] - 1 - jj[i]) + t3[i];
+                        flat = flat * dims->filter[i] + f;
+                    }
+                    conv->tap_map[j++] = (int32_t)flat;
+                }
+        finish_conv(plan, conv);
+        cg_name_step(plan, conv, "bwdd");
+        cg_status status = add_pack(plan, conv, msg);
+        if (status != CG_OK) return status;
+    }
+    return cg_add_from_cl(plan, &dx_view, CG_T_DX, msg);
+}

@@ -1,0 +1,112 @@
+/* plan_dw.c: backward-weight and bias-gradient steps, with the split-reduction heuristic.
+ *
+ * dw is a GEMM per group whose reduction runs over N x output pixels (math.md section 4):
+ * huge next to the output (K x C/G x taps). The partial-sum kernel takes one chunk of output
+ * rows (n, o0, o1) per work item and writes its own partial [S][G][taps][cin][cout_pad]; a
+ * REDUCE step adds the S partials in a fixed order (s = 0, 1, ...), so a given plan gives the
+ * same bits on every run whatever the thread count. db rides along in the same pass.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Split heuristic. IREE (SetSplitReductionSizes.cpp) targets GPUs with thousands of lanes and
+ * walks a ladder of limits on the output size; on a CPU with a handful of cores the split only
+ * has to give every core enough independent work items to balance a dynamic schedule, so:
+ *  - aim for 4 work items per thread across (splits x output tiles): one per thread idles
+ *    cores when tiles differ in cost, four keeps the tail under a quarter of a tile;
+ *  - keep at least 256 pixels per partial so that loading and storing the partial tile is
+ *    amortized over enough FMAs (the tile is reloaded once per row of a chunk);
+ *  - keep the partials within 64 MiB of workspace (they should stay near L3, 32 MiB here);
+ *  - never more splits than rows (a chunk is a whole number of rows; remainders are allowed:
+ *    split s takes rows [s*R/S, (s+1)*R/S)).
+ * Like IREE we skip splitting when the output alone has enough tiles (K, C >= 512 gives many). */
+int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixels,
+                        int64_t tiles, int64_t partial_bytes_per_split) {
+    int64_t want_items = 4 * (int64_t)target->threads;
+    int64_t splits = (want_items + tiles - 1) / tiles;
+    int64_t max_by_pixels = rows * row_pixels / 256;
+    int64_t max_by_bytes = ((int64_t)64 << 20) / (partial_bytes_per_split > 0 ? partial_bytes_per_split : 1);
+    if (splits > max_by_pixels) splits = max_by_pixels;
+    if (splits > max_by_bytes) splits = max_by_bytes;
+    if (splits > rows) splits = rows;
+    return splits < 1 ? 1 : splits;
+}
+
+cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
+                     const cg_view *dy_view, char *msg) {
+    const cg_problem *p = &plan->problem;
+    int with_weight = (p->ops & CG_OP_BWD_WEIGHT) != 0;
+    int with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
+    int depthwise = with_weight && p->groups == p->c && p->groups == p->k;
+    cg_step_kind kind = !with_weight ? CG_STEP_DB_PARTIAL
+                        : depthwise  ? CG_STEP_DW_DEPTHWISE_PARTIAL
+                                     : CG_STEP_DW_PARTIAL;
+    cg_step *part = cg_plan_add_step(plan, kind, 1);
+    if (!part) {
+        strcpy(msg, "plan: too many steps");
+        return CG_ERR_UNSUPPORTED;
+    }
+    part->with_weight = with_weight;
+    part->with_bias = with_bias;
+    part->depthwise = depthwise;
+    if (x_view) part->src = *x_view;
+    part->src2 = *dy_view;
+    /* The partial layout [S][G][taps][cin][cout_pad] serves all three kinds: depthwise is
+     * G' = 1, cin' = 1, cout' = C (lanes across channels), db alone is taps' = cin' = 1. */
+    int64_t taps = with_weight ? dims->taps : 1;
+    if (kind == CG_STEP_DW_PARTIAL) {
+        part->groups = p->groups;
+        part->cin_g = p->c / p->groups;
+        part->cout_g = p->k / p->groups;
+    } else {
+        part->groups = 1;
+        part->cin_g = 1;
+        part->cout_g = p->k;
+    }
+    const cg_target *target = &plan->target;
+    part->nv = target->force_nv > 0 ? target->force_nv : cg_tile_nv(target->isa, part->cout_g);
+    part->mr = kind != CG_STEP_DW_PARTIAL ? 1
+               : target->force_mr > 0     ? target->force_mr
+                                          : cg_tile_mr(target->isa, part->nv, part->cin_g);
+    int64_t nr = (int64_t)part->nv * part->vlen;
+    int64_t blocks = (part->cout_g + nr - 1) / nr;
+    part->cout_pad = blocks * nr;
+    for (int i = 0; i < 3; i++) {
+        part->stride[i] = dims->stride[i];
+        part->dilation[i] = dims->dilation[i];
+        part->pad_lo[i] = dims->pad_lo[i];
+        part->out[i] = dims->out[i];
+        part->filter[i] = with_weight ? dims->filter[i] : 1;
+        part->taps[i] = part->filter[i];
+    }
+    part->rows = p->n * dims->out[0] * dims->out[1];
+    int64_t weight_floats = part->groups * taps * part->cin_g * part->cout_pad;
+    int64_t bias_floats = part->groups * part->cout_pad;
+    int64_t split_bytes = ((with_weight ? weight_floats : 0) + (with_bias ? bias_floats : 0)) * 4;
+    part->splits = target->force_splits > 0
+                       ? (target->force_splits < part->rows ? target->force_splits : part->rows)
+                       : cg_split_factor(target, part->rows, dims->out[2], part->groups * blocks,
+                                         split_bytes);
+    plan->dw_splits = part->splits;
+    if (with_weight) part->partial_offset = cg_ws_alloc(plan, part->splits * weight_floats * 4);
+    if (with_bias) part->bias_offset = cg_ws_alloc(plan, part->splits * bias_floats * 4);
+    part->work_items = part->splits * part->groups * blocks;
+    cg_name_step(plan, part, kind == CG_STEP_DB_PARTIAL ? "bwdb" : "bwdw");
+
+    cg_step *reduce = cg_plan_add_step(plan, CG_STEP_REDUCE, 1);
+    if (!reduce) {
+        strcpy(msg, "plan: too many steps");
+        return CG_ERR_UNSUPPORTED;
+    }
+    *reduce = *part;
+    reduce->kind = CG_STEP_REDUCE;
+    reduce->concurrent = 1;
+    reduce->tensor = with_weight ? CG_T_DW : CG_T_DB;
+    /* One work item per (group, tap): enough parallelism for every shape with taps > 1, and a
+     * 1x1 dw reduce is small (K x C x S adds). */
+    reduce->work_items = part->groups * taps;
+    cg_name_step(plan, reduce, "reduce");
+    return CG_OK;
+}

@@ -1,0 +1,47 @@
+/* plan_internal.h: helpers shared by the planner files (plan.c, plan_conv.c, plan_dw.c). */
+#ifndef CG_PLAN_INTERNAL_H
+#define CG_PLAN_INTERNAL_H
+
+#include "plan.h"
+
+/* The problem's geometry in the planner's 3-D internal order (leading dims of extent 1). */
+typedef struct cg_dims {
+    int64_t in[3], out[3], filter[3], stride[3], dilation[3], pad_lo[3], pad_hi[3];
+    int64_t taps;
+    int shift; /* internal dim = problem dim + shift */
+} cg_dims;
+
+int64_t cg_ceil_div(int64_t a, int64_t b);  /* b > 0, any sign of a */
+int64_t cg_floor_div(int64_t a, int64_t b); /* b > 0, any sign of a */
+int64_t cg_gcd(int64_t a, int64_t b);
+
+void cg_plan_dims(const cg_problem *problem, cg_dims *dims);
+int64_t cg_ws_alloc(cg_plan *plan, int64_t bytes);
+int64_t cg_view_bytes(const cg_view *view);
+void cg_view_init(cg_view *view, int64_t n, int64_t channels, const int64_t logical[3],
+                  const int64_t pad_lo[3], const int64_t pad_hi[3]);
+int cg_view_padded(const cg_view *view);
+cg_step *cg_plan_add_step(cg_plan *plan, cg_step_kind kind, int concurrent);
+void cg_place_output(cg_plan *plan, cg_view *view, cg_tensor tensor);
+cg_status cg_add_from_cl(cg_plan *plan, const cg_view *view, cg_tensor tensor, char *msg);
+int cg_step_region(cg_step_kind kind);
+void cg_plan_close_regions(cg_plan *plan);
+
+/* Fills plan->phases and the dy padding the phase kernels read (plan_conv.c). */
+void cg_plan_phases(cg_plan *plan, const cg_dims *dims, int64_t dy_pad_lo[3],
+                    int64_t dy_pad_hi[3]);
+cg_status cg_plan_fwd(cg_plan *plan, const cg_dims *dims, const cg_view *x_view, char *msg);
+cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view, char *msg);
+/* plan_dw.c: dw and/or db; x_view is NULL when only db is asked. */
+cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
+                     const cg_view *dy_view, char *msg);
+
+/* Split factor of a reduction over `rows` rows of `row_pixels` pixels into partial sums,
+ * given `tiles` independent output tiles (plan_dw.c). */
+int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixels,
+                        int64_t tiles, int64_t partial_bytes_per_split);
+
+/* Names a step's kernel from the plan (kernel_name.c). */
+void cg_name_step(const cg_plan *plan, cg_step *step, const char *stage);
+
+#endif /* CG_PLAN_INTERNAL_H */

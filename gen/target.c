@@ -1,0 +1,39 @@
+/* target.c: the host as a planning target (ISA, cores, cache sizes from sysfs). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+/* Reads a cache size like "48K" from sysfs; 0 when absent. */
+static int64_t read_cache_bytes(int index) {
+    char path[96], text[32];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    int64_t bytes = 0;
+    if (fgets(text, sizeof text, file)) {
+        char *end;
+        bytes = strtoll(text, &end, 10);
+        if (*end == 'K') bytes <<= 10;
+        else if (*end == 'M') bytes <<= 20;
+    }
+    fclose(file);
+    return bytes;
+}
+
+cg_target cg_target_host(void) {
+    cg_target target;
+    unsigned mask = cg_host_isa_mask();
+    target.isa = (mask & (1u << CG_ISA_AVX512)) ? CG_ISA_AVX512
+                 : (mask & (1u << CG_ISA_AVX2)) ? CG_ISA_AVX2
+                                                : CG_ISA_GENERIC;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    target.threads = cores > 0 ? (int)cores : 1;
+    /* index0 is L1d, index2 the unified L2 on x86 Linux; fall back to common sizes. */
+    target.l1_bytes = read_cache_bytes(0);
+    target.l2_bytes = read_cache_bytes(2);
+    if (target.l1_bytes <= 0) target.l1_bytes = 32 << 10;
+    if (target.l2_bytes <= 0) target.l2_bytes = 1 << 20;
+    return target;
+}

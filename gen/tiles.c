@@ -1,0 +1,46 @@
+/* tiles.c: register and cache budgets per ISA, turned into tile sizes. Pure functions. */
+#include "tiles.h"
+
+static const cg_isa_budget budgets[CG_ISA_COUNT] = {
+    /* AVX-512: 32 zmm registers. The accumulators (mr x nv) and the nv weight vectors of one
+     * reduction step must fit; the pixel broadcast is folded into the FMA as an embedded
+     * {1to16} memory operand, so it needs no register. One register stays spare for the
+     * address arithmetic clang sometimes keeps in a vector register. */
+    [CG_ISA_AVX512] = {.vlen = 16, .registers = 31, .broadcast_needs_register = 0, .max_nv = 4,
+                       .max_mr = 16},
+    /* AVX2: 16 ymm registers and no embedded broadcast: vbroadcastss takes one. */
+    [CG_ISA_AVX2] = {.vlen = 8, .registers = 16, .broadcast_needs_register = 1, .max_nv = 2,
+                     .max_mr = 8},
+    /* Portable C: 8-float GCC vectors, which x86-64 baseline lowers to two SSE registers
+     * each, so the budget of 16 xmm registers holds half as many. */
+    [CG_ISA_GENERIC] = {.vlen = 8, .registers = 8, .broadcast_needs_register = 1, .max_nv = 1,
+                        .max_mr = 4},
+    /* GLSL tiles are planned by the Vulkan emitter; the CPU budget is unused there. */
+    [CG_ISA_GLSL] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 1,
+                     .max_mr = 4},
+};
+
+const cg_isa_budget *cg_isa_budget_of(cg_isa isa) {
+    return &budgets[(unsigned)isa < CG_ISA_COUNT ? isa : CG_ISA_GENERIC];
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int cg_tile_nv(cg_isa isa, int64_t lanes_needed) {
+    const cg_isa_budget *b = cg_isa_budget_of(isa);
+    int64_t nv = ceil_div(lanes_needed, b->vlen);
+    return (int)(nv < 1 ? 1 : nv > b->max_nv ? b->max_nv : nv);
+}
+
+int cg_tile_mr(cg_isa isa, int nv, int64_t extent) {
+    const cg_isa_budget *b = cg_isa_budget_of(isa);
+    int free_regs = b->registers - nv - b->broadcast_needs_register;
+    int mr_max = free_regs / nv;
+    if (mr_max > b->max_mr) mr_max = b->max_mr;
+    if (mr_max < 1) mr_max = 1;
+    if (extent <= 0) return mr_max;
+    /* Spread the extent evenly over the fewest blocks: a 14-wide row with mr_max 6 becomes
+     * 5+5+4 rather than 6+6+2, so the tail block wastes less of the register tile. */
+    int64_t blocks = ceil_div(extent, mr_max);
+    return (int)ceil_div(extent, blocks);
+}

@@ -1,0 +1,84 @@
+/* cgrt_run.c: run an executable's steps. CPU: OpenMP over work items, one parallel region per
+ * group of concurrent steps (a barrier between groups, since later steps read what earlier
+ * ones wrote). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgrt_internal.h"
+
+/* Work items per chunk: small enough that a dynamic schedule balances steps of unequal cost
+ * (about 8 chunks per thread per region), large enough that the scheduling cost is noise. */
+static int64_t chunk_size(int64_t items, int threads) {
+    int64_t chunk = items / ((int64_t)threads * 8);
+    return chunk < 1 ? 1 : chunk;
+}
+
+static void run_region(const cgrt_executable *exe, int first, int last, void *const *buffers,
+                       int threads) {
+    int64_t starts[CG_MAX_STEPS_RT + 1], sizes[CG_MAX_STEPS_RT];
+    int count = last - first;
+    starts[0] = 0;
+    for (int i = 0; i < count; i++) {
+        const cgrt_step *s = &exe->steps[first + i];
+        sizes[i] = chunk_size(s->work_items, threads);
+        starts[i + 1] = starts[i] + (s->work_items + sizes[i] - 1) / sizes[i];
+    }
+    int64_t total = starts[count];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t chunk = 0; chunk < total; chunk++) {
+        int i = 0;
+        while (chunk >= starts[i + 1]) i++;
+        const cgrt_step *s = &exe->steps[first + i];
+        int64_t begin = (chunk - starts[i]) * sizes[i];
+        int64_t end = begin + sizes[i] < s->work_items ? begin + sizes[i] : s->work_items;
+        cg_kernel_params params;
+        memset(&params, 0, sizeof params);
+        params.work_begin = (int32_t)begin;
+        params.work_end = (int32_t)end;
+        params.thread = omp_get_thread_num();
+        s->fn(&params, buffers);
+    }
+}
+
+cg_status cgrt_run(const cgrt_executable *exe, void *const tensors[CG_T_COUNT], void *workspace,
+                   int threads, char msg[CG_MSG_MAX]) {
+    const cg_problem *p = &exe->problem;
+    for (int t = 0; t < CG_T_COUNT; t++)
+        if ((cg_problem_reads(p, (cg_tensor)t) || cg_problem_writes(p, (cg_tensor)t)) &&
+            !tensors[t]) {
+            snprintf(msg, CG_MSG_MAX, "%s: tensor %s is required but NULL", p->name,
+                     cg_tensor_name((cg_tensor)t));
+            return CG_ERR_INVALID;
+        }
+    if (exe->target == CGRT_TARGET_VULKAN) return cgrt_vulkan_run(exe, tensors, msg);
+    if (exe->step_count > CG_MAX_STEPS_RT) {
+        snprintf(msg, CG_MSG_MAX, "%s: %d steps exceed the runtime's %d", p->name,
+                 exe->step_count, CG_MAX_STEPS_RT);
+        return CG_ERR_PACK;
+    }
+    void *owned = NULL;
+    if (!workspace && exe->workspace_bytes > 0) {
+        size_t bytes = ((size_t)exe->workspace_bytes + 63) & ~(size_t)63;
+        owned = aligned_alloc(64, bytes);
+        if (!owned) {
+            snprintf(msg, CG_MSG_MAX, "%s: cannot allocate %lld bytes of workspace", p->name,
+                     (long long)exe->workspace_bytes);
+            return CG_ERR_NOMEM;
+        }
+        workspace = owned;
+    }
+    void *buffers[CG_BUF_COUNT];
+    for (int t = 0; t < CG_T_COUNT; t++) buffers[t] = tensors[t];
+    buffers[CG_BUF_WORKSPACE] = workspace;
+    if (threads <= 0) threads = omp_get_max_threads();
+    for (int first = 0; first < exe->step_count;) {
+        int last = first + 1;
+        while (last < exe->step_count && exe->steps[last].concurrent) last++;
+        run_region(exe, first, last, buffers, threads);
+        first = last;
+    }
+    free(owned);
+    return CG_OK;
+}

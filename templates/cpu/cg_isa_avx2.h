@@ -1,0 +1,30 @@
+/* cg_isa_avx2.h: vector operations for the AVX2+FMA kernels (8 f32 lanes).
+ * Copied verbatim into each pack; kernels are compiled with -mavx2 -mfma -mf16c. */
+#ifndef CG_ISA_H
+#define CG_ISA_H
+
+#include <immintrin.h>
+
+#include "cg_scalar.h"
+
+#define CG_VLEN 8
+typedef __m256 cg_vec;
+
+static inline __m256i cg_lane_mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline cg_vec cg_vzero(void) { return _mm256_setzero_ps(); }
+static inline cg_vec cg_vload(const float *p) { return _mm256_loadu_ps(p); }
+static inline cg_vec cg_vload_n(const float *p, int n) { return _mm256_maskload_ps(p, cg_lane_mask(n)); }
+static inline void cg_vstore(float *p, cg_vec v) { _mm256_storeu_ps(p, v); }
+static inline void cg_vstore_n(float *p, cg_vec v, int n) { _mm256_maskstore_ps(p, cg_lane_mask(n), v); }
+static inline cg_vec cg_vbcast(float x) { return _mm256_set1_ps(x); }
+static inline cg_vec cg_vfma(cg_vec a, cg_vec b, cg_vec c) { return _mm256_fmadd_ps(a, b, c); }
+static inline cg_vec cg_vadd(cg_vec a, cg_vec b) { return _mm256_add_ps(a, b); }
+
+static inline float cg_ld_f16(const void *p, int64_t i) { return _cvtsh_ss(((const uint16_t *)p)[i]); }
+static inline void cg_st_f16(void *p, int64_t i, float v) {
+    ((uint16_t *)p)[i] = _cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT);
+}
+
+#endif /* CG_ISA_H */

@@ -1,0 +1,73 @@
+/* cg_isa_generic.h: portable vector operations (8 f32 lanes as GCC/clang vector extensions,
+ * which every clang target lowers to what it has). Copied verbatim into each pack; compiled
+ * with no ISA flags. */
+#ifndef CG_ISA_H
+#define CG_ISA_H
+
+#include "cg_scalar.h"
+
+#define CG_VLEN 8
+typedef float cg_vec __attribute__((vector_size(32)));
+
+static inline cg_vec cg_vzero(void) { return (cg_vec){0}; }
+static inline cg_vec cg_vload(const float *p) {
+    cg_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline cg_vec cg_vload_n(const float *p, int n) {
+    cg_vec v = {0};
+    for (int i = 0; i < n; i++) v[i] = p[i];
+    return v;
+}
+static inline void cg_vstore(float *p, cg_vec v) { memcpy(p, &v, sizeof v); }
+static inline void cg_vstore_n(float *p, cg_vec v, int n) {
+    for (int i = 0; i < n; i++) p[i] = v[i];
+}
+static inline cg_vec cg_vbcast(float x) { return (cg_vec){x, x, x, x, x, x, x, x}; }
+/* a*b + c, rounded twice: the portable path has no fused multiply-add guarantee. */
+static inline cg_vec cg_vfma(cg_vec a, cg_vec b, cg_vec c) { return a * b + c; }
+static inline cg_vec cg_vadd(cg_vec a, cg_vec b) { return a + b; }
+
+static inline float cg_ld_f16(const void *p, int64_t i) {
+    uint16_t h = ((const uint16_t *)p)[i];
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+    uint32_t bits;
+    if (exponent == 0x1f) {
+        bits = sign | 0x7f800000u | (mantissa << 13);
+    } else if (exponent == 0) {
+        float magnitude = (float)mantissa * (1.0f / 16777216.0f); /* subnormal: m * 2^-24 */
+        return sign ? -magnitude : magnitude;
+    } else {
+        bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+    }
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static inline void cg_st_f16(void *p, int64_t i, float value) {
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u), out;
+    uint32_t abs_bits = bits & 0x7fffffffu;
+    if (abs_bits > 0x7f800000u) {
+        out = (uint16_t)(sign | 0x7e00u | ((abs_bits >> 13) & 0x3ffu));
+    } else if (abs_bits >= 0x477ff000u) {
+        out = (uint16_t)(sign | 0x7c00u);
+    } else if (abs_bits < 0x38800000u) {
+        float magnitude;
+        memcpy(&magnitude, &abs_bits, sizeof magnitude);
+        float scaled = magnitude * 16777216.0f;
+        uint32_t whole = (uint32_t)scaled;
+        float frac = scaled - (float)whole;
+        if (frac > 0.5f || (frac == 0.5f && (whole & 1u))) whole++;
+        out = (uint16_t)(sign | whole);
+    } else {
+        uint32_t rounded = abs_bits + 0xfffu + ((abs_bits >> 13) & 1u);
+        out = (uint16_t)(sign | ((rounded - 0x38000000u) >> 13));
+    }
+    ((uint16_t *)p)[i] = out;
+}
+
+#endif /* CG_ISA_H */
