@@ -171,6 +171,18 @@ static cg_status check_limits(const cg_problem *p, char *msg) {
     if (taps > CG_MAX_TAPS)
         return fail(msg, CG_ERR_UNSUPPORTED, "filter: %lld taps exceed the generator limit %d",
                     (long long)taps, CG_MAX_TAPS);
+    /* Phase ids are row-major over the per-dim phase counts T = s / gcd(s, d); keep them in
+     * 32 bits (an extent-1 output has stride 1, see cg_plan_dims). */
+    int64_t phases = 1;
+    for (int d = 0; d < p->rank; d++) {
+        int64_t s = p->out[d] == 1 ? 1 : p->stride[d];
+        int64_t t = s / cg_gcd(s, p->dilation[d]);
+        if (phases > INT32_MAX / t)
+            return fail(msg, CG_ERR_UNSUPPORTED,
+                        "stride: %lld stride phases exceed the generator limit %d",
+                        (long long)phases * t, INT32_MAX);
+        phases *= t;
+    }
     return CG_OK;
 }
 

@@ -141,8 +141,8 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
  * lists the valid ids, e.g. "kernel id 2 is not a non-empty phase; valid ids: {0, 3}". */
 cg_status cg_plan_check_phase_id(const cg_plan *plan, int id, char msg[CG_MSG_MAX]);
 
-/* Dx positions the phases leave unwritten, per dim: mask[x] = 1 if written. Returns 0 on
- * success; `mask` has problem->in[dim] entries. Used by the zero-fill emitter and tests. */
+/* Dx positions the phases leave unwritten, per dim: mask[x] = 1 if written; `mask` has
+ * `extent` entries. Used by the zero-fill emitter and tests. */
 void cg_plan_written_mask(const cg_step *zero_fill, int dim3, int64_t extent, unsigned char *mask);
 
 #endif /* CG_PLAN_H */

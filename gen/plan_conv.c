@@ -45,28 +45,26 @@ void cg_plan_phases(cg_plan *plan, const cg_dims *dims, int64_t dy_pad_lo[3],
         T[i] = phase_count_of_dim(dims, i);
         plan->total_phases *= T[i];
     }
-    /* Enumerate tuples row-major over the problem's dims, last dim fastest (rocMLIR ids). */
+    /* Ids run row-major over the problem's dims, last dim fastest (rocMLIR ids). Only the
+     * non-empty tuples (every t_i < Y_i) are visited, in ascending id order: at most
+     * CG_MAX_TAPS of them, whereas prod(T) reaches ~2^31 for legal problems with huge strides. */
+    int64_t lim[3];
+    for (int i = 0; i < 3; i++) lim[i] = T[i] < dims->filter[i] ? T[i] : dims->filter[i];
     plan->phase_count = 0;
-    for (int64_t id = 0; id < plan->total_phases; id++) {
-        int64_t rest = id, t3[3];
-        for (int i = 2; i >= 0; i--) {
-            t3[i] = rest % T[i];
-            rest /= T[i];
-        }
-        int empty = 0;
-        for (int i = 0; i < 3; i++)
-            if (t3[i] >= dims->filter[i]) empty = 1;
-        if (empty) continue;
-        cg_phase *phase = &plan->phases[plan->phase_count++];
-        phase->id = (int)id;
-        for (int d = 0; d < p->rank; d++) {
-            phase_dim pd = phase_of_dim(dims, dims->shift + d, t3[dims->shift + d]);
-            phase->t[d] = (int)t3[dims->shift + d];
-            phase->slice[d] = pd.slice;
-            phase->h_lo[d] = pd.h_lo;
-            phase->h_hi[d] = pd.h_hi;
-        }
-    }
+    for (int64_t t0 = 0; t0 < lim[0]; t0++)
+        for (int64_t t1 = 0; t1 < lim[1]; t1++)
+            for (int64_t t2 = 0; t2 < lim[2]; t2++) {
+                int64_t t3[3] = {t0, t1, t2};
+                cg_phase *phase = &plan->phases[plan->phase_count++];
+                phase->id = (int)((t0 * T[1] + t1) * T[2] + t2);
+                for (int d = 0; d < p->rank; d++) {
+                    phase_dim pd = phase_of_dim(dims, dims->shift + d, t3[dims->shift + d]);
+                    phase->t[d] = (int)t3[dims->shift + d];
+                    phase->slice[d] = pd.slice;
+                    phase->h_lo[d] = pd.h_lo;
+                    phase->h_hi[d] = pd.h_hi;
+                }
+            }
     /* dy padding: the phase kernels read dy[h - dT*q] for every h they run. */
     for (int i = 0; i < 3; i++) {
         dy_pad_lo[i] = dy_pad_hi[i] = 0;
@@ -196,7 +194,10 @@ cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view,
     fill_zero_ranges(dims, &zero, &plan->needs_zero_fill);
     if (plan->needs_zero_fill) {
         cg_step *step = cg_plan_add_step(plan, CG_STEP_ZERO_FILL, 1);
-        if (!step) return CG_ERR_UNSUPPORTED;
+        if (!step) {
+            strcpy(msg, "plan: too many steps");
+            return CG_ERR_UNSUPPORTED;
+        }
         memcpy(step->stride, zero.stride, sizeof zero.stride);
         memcpy(step->zf_phases, zero.zf_phases, sizeof zero.zf_phases);
         memcpy(step->zf_first, zero.zf_first, sizeof zero.zf_first);

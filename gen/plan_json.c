@@ -30,8 +30,8 @@ static cJSON *put(builder *b, cJSON *parent, const char *key, cJSON *item) {
         b->failed = 1;
         return NULL;
     }
-    cJSON_bool ok = key ? cJSON_AddItemToObject(parent, key, item)
-                        : cJSON_AddItemToArray(parent, item);
+    cJSON_bool ok =
+        key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item);
     if (!ok) {
         cJSON_Delete(item);
         b->failed = 1;
@@ -58,10 +58,10 @@ static void put_str(builder *b, cJSON *parent, const char *key, const char *valu
     if (!b->failed) put(b, parent, key, cJSON_CreateString(value));
 }
 
-static void put_ints(builder *b, cJSON *parent, const char *key, const int64_t *values,
-                     int count) {
+static void put_ints(builder *b, cJSON *parent, const char *key, const int64_t *values, int count) {
     cJSON *array = b->failed ? NULL : put(b, parent, key, cJSON_CreateArray());
-    for (int i = 0; array && i < count && !b->failed; i++) put(b, array, NULL, int_item(values[i]));
+    for (int i = 0; array && i < count && !b->failed; i++)
+        put(b, array, NULL, int_item(values[i]));
 }
 
 static void put_ints32(builder *b, cJSON *parent, const char *key, const int32_t *values,
@@ -71,10 +71,10 @@ static void put_ints32(builder *b, cJSON *parent, const char *key, const int32_t
         put(b, array, NULL, int_item(values[i]));
 }
 
-static void put_ints_of(builder *b, cJSON *parent, const char *key, const int *values,
-                        int count) {
+static void put_ints_of(builder *b, cJSON *parent, const char *key, const int *values, int count) {
     int64_t wide[CG_MAX_RANK];
-    for (int i = 0; i < count; i++) wide[i] = values[i];
+    for (int i = 0; i < count; i++)
+        wide[i] = values[i];
     put_ints(b, parent, key, wide, count);
 }
 
@@ -218,9 +218,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_view(b, obj, "src", &s->src);
         break;
-    case CG_STEP_PACK_W:
-        put_weights(b, obj, s);
-        break;
+    case CG_STEP_PACK_W: put_weights(b, obj, s); break;
     case CG_STEP_ZERO_FILL:
         put_view(b, obj, "dst", &s->dst);
         put_zero_fill(b, obj, s);
@@ -339,8 +337,7 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
     const struct override_key *k = &override_keys[which];
     if (seen[which]) return fail(msg, CG_ERR_INVALID, "%s: duplicate key", k->key);
     seen[which] = 1;
-    if (!cJSON_IsNumber(item))
-        return fail(msg, CG_ERR_INVALID, "%s: expected an integer", k->key);
+    if (!cJSON_IsNumber(item)) return fail(msg, CG_ERR_INVALID, "%s: expected an integer", k->key);
     double v = item->valuedouble;
     /* cJSON keeps a double: reject fractions; the bound keeps the conversion defined. */
     if (!isfinite(v) || v < -1e15 || v > 1e15 || (double)(long long)v != v)

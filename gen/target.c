@@ -23,7 +23,7 @@ static int64_t read_cache_bytes(int index) {
 }
 
 cg_target cg_target_host(void) {
-    cg_target target;
+    cg_target target = {0};
     unsigned mask = cg_host_isa_mask();
     target.isa = (mask & (1u << CG_ISA_AVX512)) ? CG_ISA_AVX512
                  : (mask & (1u << CG_ISA_AVX2)) ? CG_ISA_AVX2

@@ -11,10 +11,10 @@ static const cg_isa_budget budgets[CG_ISA_COUNT] = {
     /* AVX2: 16 ymm registers and no embedded broadcast: vbroadcastss takes one. */
     [CG_ISA_AVX2] = {.vlen = 8, .registers = 16, .broadcast_needs_register = 1, .max_nv = 2,
                      .max_mr = 8},
-    /* Portable C: 8-float GCC vectors, which x86-64 baseline lowers to two SSE registers
-     * each, so the budget of 16 xmm registers holds half as many. */
-    [CG_ISA_GENERIC] = {.vlen = 8, .registers = 8, .broadcast_needs_register = 1, .max_nv = 1,
-                        .max_mr = 4},
+    /* Portable C: 4-float vectors, one SSE register each on baseline x86-64 (16 of them),
+     * and the broadcast needs a register. */
+    [CG_ISA_GENERIC] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 2,
+                        .max_mr = 6},
     /* GLSL tiles are planned by the Vulkan emitter; the CPU budget is unused there. */
     [CG_ISA_GLSL] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 1,
                      .max_mr = 4},

@@ -1,13 +1,14 @@
-/* cg_isa_generic.h: portable vector operations (8 f32 lanes as GCC/clang vector extensions,
- * which every clang target lowers to what it has). Copied verbatim into each pack; compiled
- * with no ISA flags. */
+/* cg_isa_generic.h: portable vector operations (4 f32 lanes as GCC/clang vector extensions,
+ * which every target lowers to what it has: SSE2 on baseline x86-64, NEON on Arm). Copied
+ * verbatim into each pack; compiled with no ISA flags. 16-byte vectors keep the calling
+ * convention the same on every target. */
 #ifndef CG_ISA_H
 #define CG_ISA_H
 
 #include "cg_scalar.h"
 
-#define CG_VLEN 8
-typedef float cg_vec __attribute__((vector_size(32)));
+#define CG_VLEN 4
+typedef float cg_vec __attribute__((vector_size(16)));
 
 static inline cg_vec cg_vzero(void) { return (cg_vec){0}; }
 static inline cg_vec cg_vload(const float *p) {
@@ -24,7 +25,7 @@ static inline void cg_vstore(float *p, cg_vec v) { memcpy(p, &v, sizeof v); }
 static inline void cg_vstore_n(float *p, cg_vec v, int n) {
     for (int i = 0; i < n; i++) p[i] = v[i];
 }
-static inline cg_vec cg_vbcast(float x) { return (cg_vec){x, x, x, x, x, x, x, x}; }
+static inline cg_vec cg_vbcast(float x) { return (cg_vec){x, x, x, x}; }
 /* a*b + c, rounded twice: the portable path has no fused multiply-add guarantee. */
 static inline cg_vec cg_vfma(cg_vec a, cg_vec b, cg_vec c) { return a * b + c; }
 static inline cg_vec cg_vadd(cg_vec a, cg_vec b) { return a + b; }

@@ -1,0 +1,96 @@
+/* cg_test_support.c: see cg_test_support.h. */
+#include "cg_test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_dtype.h"
+#include "cg_reference.h"
+#include "problem_json.h"
+
+cg_problem *cgt_parse(const char *json, int *count) {
+    cg_problem *problems = NULL;
+    char msg[CG_MSG_MAX];
+    if (cg_problems_parse(json, &problems, count, msg) != CG_OK) {
+        fprintf(stderr, "test config does not parse: %s\n%s\n", msg, json);
+        abort();
+    }
+    return problems;
+}
+
+cg_status cgt_build_pack(const char *dir, const cg_problem *problems, int count,
+                         const cg_gen_options *options, char msg[CG_MSG_MAX]) {
+    cg_status status = cg_pack_generate(dir, problems, count, options, msg);
+    return status == CG_OK ? cg_pack_build(dir, 2, msg) : status;
+}
+
+void cgt_fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t seed) {
+    uint32_t state = seed * 2654435761u + 12345u;
+    for (int64_t i = 0; i < count; i++) {
+        state = state * 1664525u + 1013904223u;
+        cg_store_from_f32(data, i, (float)(state >> 8) / 16777216.0f * 2.0f - 1.0f, dtype);
+    }
+}
+
+void cgt_fill_nan(void *data, int64_t count, cg_dtype dtype) {
+    for (int64_t i = 0; i < count; i++) cg_store_from_f32(data, i, NAN, dtype);
+}
+
+int cgt_check(cgrt_pack *pack, const cg_problem *problem, cgrt_target target, int isa,
+              int threads, char *report, size_t cap, void *outputs[CG_T_COUNT]) {
+    char msg[CG_MSG_MAX], canonical[CG_PROBLEM_STR_MAX];
+    cg_problem_format(problem, canonical);
+    cgrt_executable *exe = NULL;
+    cg_status status = cgrt_executable_create(pack, problem->name, target, isa, &exe, msg);
+    if (status != CG_OK) {
+        snprintf(report, cap, "%s: %s", problem->name, msg);
+        return 0;
+    }
+    void *got[CG_T_COUNT] = {0}, *want[CG_T_COUNT] = {0};
+    size_t esize = cg_dtype_size(problem->dtype);
+    for (int t = 0; t < CG_T_COUNT; t++) {
+        int64_t count = cg_tensor_elems(problem, (cg_tensor)t);
+        if (cg_problem_reads(problem, (cg_tensor)t)) {
+            got[t] = want[t] = malloc((size_t)count * esize);
+            cgt_fill_random(got[t], count, problem->dtype, (uint32_t)(t * 7919 + count));
+        } else if (cg_problem_writes(problem, (cg_tensor)t)) {
+            got[t] = malloc((size_t)count * esize);
+            want[t] = malloc((size_t)count * esize);
+            cgt_fill_nan(got[t], count, problem->dtype);
+            cgt_fill_nan(want[t], count, problem->dtype);
+        }
+    }
+    int ok = 1;
+    status = cgrt_run(exe, got, NULL, threads, msg);
+    if (status != CG_OK) {
+        snprintf(report, cap, "%s [%s]: run failed: %s", problem->name, cg_isa_name(cgrt_executable_isa(exe)), msg);
+        ok = 0;
+    }
+    if (ok && cg_reference_run(problem, want, msg) != CG_OK) {
+        snprintf(report, cap, "%s: reference failed: %s", problem->name, msg);
+        ok = 0;
+    }
+    for (int t = 0; t < CG_T_COUNT && ok; t++) {
+        if (!cg_problem_writes(problem, (cg_tensor)t)) continue;
+        if (!cg_compare_ok(problem, (cg_tensor)t, got[t], want[t], msg)) {
+            snprintf(report, cap, "%s [%s] %s: %s (%s)", problem->name,
+                     cg_isa_name(cgrt_executable_isa(exe)), cg_tensor_name((cg_tensor)t), msg,
+                     canonical);
+            ok = 0;
+        }
+    }
+    for (int t = 0; t < CG_T_COUNT; t++) {
+        if (cg_problem_writes(problem, (cg_tensor)t)) {
+            free(want[t]);
+            if (outputs) outputs[t] = got[t];
+            else free(got[t]);
+        } else {
+            free(got[t]);
+            if (outputs) outputs[t] = NULL;
+        }
+    }
+    cgrt_executable_destroy(exe);
+    return ok;
+}

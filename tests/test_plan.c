@@ -1,0 +1,799 @@
+/* test_plan.c: table tests for the planner (gen/plan*.c): stride phases and their ids, the
+ * zero fill, split factors, kernel names and the plan's JSON form.
+ *
+ * The core oracle is check_dx_plan(): for any problem it rebuilds, from the plan's CONV steps
+ * alone (count/out_first/out_step, in_first/in_step/in_dil, tap_map), which dx positions are
+ * written and from which (dy, w) pairs, and compares that with the definition of dx
+ * (math.md section 1) evaluated by brute force on the problem as the user gave it, before
+ * canonicalization. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg_problem.h"
+#include "kernel_name.h"
+#include "plan.h"
+#include "plan_json.h"
+
+static const cg_target base_target = {
+    .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20};
+
+static cg_problem parse(const char *text) {
+    cg_problem p;
+    char msg[CG_MSG_MAX] = "";
+    if (cg_problem_parse_string(text, &p, msg) != CG_OK) fail_msg("%s: %s", text, msg);
+    return p;
+}
+
+static cg_plan *plan_for(const cg_problem *p, const cg_target *t) {
+    cg_plan *plan = calloc(1, sizeof *plan);
+    assert_non_null(plan);
+    char msg[CG_MSG_MAX] = "";
+    if (cg_plan_make(p, t, plan, msg) != CG_OK) fail_msg("%s: plan failed: %s", p->name, msg);
+    return plan;
+}
+
+/* A 1-D single-channel dx problem (D, Y, s, d, pl, ph), finalized. */
+static cg_problem problem_1d(int64_t D, int64_t Y, int64_t s, int64_t d, int64_t pl, int64_t ph) {
+    cg_problem p = {.ops = CG_OP_BWD_DATA, .rank = 1, .n = 1, .c = 1, .k = 1, .groups = 1};
+    p.in[0] = D, p.filter[0] = Y, p.stride[0] = s, p.dilation[0] = d;
+    p.pad_lo[0] = pl, p.pad_hi[0] = ph;
+    char msg[CG_MSG_MAX] = "";
+    if (cg_problem_finalize(&p, msg) != CG_OK) fail_msg("1-D problem: %s", msg);
+    return p;
+}
+
+static int is_dx_conv(const cg_step *s) {
+    return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE) && s->phase_id >= 0;
+}
+
+static int count_kind(const cg_plan *plan, cg_step_kind kind) {
+    int n = 0;
+    for (int i = 0; i < plan->step_count; i++) n += plan->steps[i].kind == kind;
+    return n;
+}
+
+static const cg_step *find_kind(const cg_plan *plan, cg_step_kind kind) {
+    for (int i = 0; i < plan->step_count; i++)
+        if (plan->steps[i].kind == kind) return &plan->steps[i];
+    return NULL;
+}
+
+static void assert_phase_ids(const cg_plan *plan, const int *ids, int count) {
+    char got[256] = "";
+    for (int i = 0, pos = 0; i < plan->phase_count && pos < 200; i++)
+        pos += snprintf(got + pos, sizeof got - (size_t)pos, " %d", plan->phases[i].id);
+    if (plan->phase_count != count) fail_msg("%s: phase ids {%s }", plan->problem.name, got);
+    for (int i = 0; i < count; i++)
+        if (plan->phases[i].id != ids[i]) fail_msg("%s: phase ids {%s }", plan->problem.name, got);
+}
+
+/* ---- the brute-force oracle ------------------------------------------------------------- */
+
+static int64_t gcd(int64_t a, int64_t b) { return b ? gcd(b, a % b) : a; }
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Raw geometry of a problem in the planner's internal 3-D order. */
+typedef struct geo {
+    int64_t in[3], out[3], f[3], s[3], d[3], pl[3];
+    int64_t positions, taps;
+} geo;
+
+static geo geo_of(const cg_problem *raw, const cg_problem *final) {
+    geo g;
+    int shift = 3 - raw->rank;
+    for (int i = 0; i < 3; i++) {
+        g.in[i] = g.out[i] = g.f[i] = g.s[i] = g.d[i] = 1;
+        g.pl[i] = 0;
+    }
+    for (int d = 0; d < raw->rank; d++) {
+        g.in[shift + d] = raw->in[d], g.f[shift + d] = raw->filter[d];
+        g.s[shift + d] = raw->stride[d], g.d[shift + d] = raw->dilation[d];
+        g.pl[shift + d] = raw->pad_lo[d], g.out[shift + d] = final->out[d];
+    }
+    g.positions = g.in[0] * g.in[1] * g.in[2];
+    g.taps = g.f[0] * g.f[1] * g.f[2];
+    return g;
+}
+
+/* The (dy position, filter tap) pairs that feed dx position x, by definition: every (o, f) with
+ * s*o + d*f - pl = x in each dim. Codes are oflat*taps + fflat; returns the count. */
+static int true_pairs(const geo *g, const int64_t x[3], int64_t *codes) {
+    int n = 0;
+    for (int64_t f0 = 0; f0 < g->f[0]; f0++)
+        for (int64_t f1 = 0; f1 < g->f[1]; f1++)
+            for (int64_t f2 = 0; f2 < g->f[2]; f2++) {
+                int64_t f[3] = {f0, f1, f2}, oflat = 0;
+                int ok = 1;
+                for (int i = 0; i < 3 && ok; i++) {
+                    int64_t num = x[i] + g->pl[i] - g->d[i] * f[i];
+                    int64_t o = num / g->s[i];
+                    ok = num >= 0 && num % g->s[i] == 0 && o < g->out[i];
+                    oflat = oflat * g->out[i] + o;
+                }
+                if (ok) codes[n++] = oflat * g->taps + (f0 * g->f[1] + f1) * g->f[2] + f2;
+            }
+    return n;
+}
+
+/* The pairs a CONV step feeds into its output index hh, checking that every dy read stays
+ * inside the dy view's stored (padded) extent. */
+static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64_t *codes,
+                      const char *name) {
+    int n = 0;
+    for (int64_t j0 = 0; j0 < s->taps[0]; j0++)
+        for (int64_t j1 = 0; j1 < s->taps[1]; j1++)
+            for (int64_t j2 = 0; j2 < s->taps[2]; j2++) {
+                int64_t j[3] = {j0, j1, j2}, oflat = 0;
+                int inside = 1;
+                for (int i = 0; i < 3; i++) {
+                    int64_t o = s->in_first[i] + s->in_step[i] * hh[i] + s->in_dil[i] * j[i];
+                    int64_t stored = s->src.origin[i] + o;
+                    if (stored < 0 || stored >= s->src.extent[i])
+                        fail_msg("%s: phase %d reads dy %lld outside the padded view in dim %d",
+                                 name, s->phase_id, (long long)o, i);
+                    inside = inside && o >= 0 && o < g->out[i];
+                    oflat = oflat * g->out[i] + o;
+                }
+                int64_t tap = (j0 * s->taps[1] + j1) * s->taps[2] + j2;
+                if (inside) codes[n++] = oflat * g->taps + s->tap_map[tap];
+            }
+    return n;
+}
+
+/* Checks a dx plan against the definition; `raw` is the problem before canonicalization.
+ * Asserts: (1) CONV steps write pairwise disjoint in-range positions, (2) written and
+ * zero-filled positions partition dx, (3) every position with a nonzero true gradient is
+ * written, (4) each written position sums exactly its true (dy, w) pairs, (5) the phase list
+ * is exactly the non-empty tuples in row-major id order, with their slices. */
+static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
+    const cg_problem *p = &plan->problem;
+    const char *name = p->name;
+    geo g = geo_of(raw, p);
+    unsigned char writes[4096] = {0}, mask[3][64];
+    int64_t want[CG_MAX_TAPS], got[CG_MAX_TAPS];
+    int phase_seen[4096] = {0};
+    assert_true(g.positions <= 4096 && plan->total_phases <= 4096);
+    for (int k = 0; k < plan->step_count; k++) {
+        const cg_step *s = &plan->steps[k];
+        if (!is_dx_conv(s)) continue;
+        assert_in_range(s->phase_id, 0, plan->total_phases - 1);
+        if (phase_seen[s->phase_id]++) fail_msg("%s: two steps for phase %d", name, s->phase_id);
+        assert_int_equal(cg_plan_check_phase_id(plan, s->phase_id, (char[CG_MSG_MAX]){0}), CG_OK);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(s->dst.logical[i], g.in[i]);
+            assert_int_equal(s->src.logical[i], g.out[i]);
+            assert_true(s->count[i] >= 1);
+        }
+        for (int64_t h0 = 0; h0 < s->count[0]; h0++)
+            for (int64_t h1 = 0; h1 < s->count[1]; h1++)
+                for (int64_t h2 = 0; h2 < s->count[2]; h2++) {
+                    int64_t hh[3] = {h0, h1, h2}, x[3], flat = 0;
+                    for (int i = 0; i < 3; i++) {
+                        x[i] = s->out_first[i] + s->out_step[i] * hh[i];
+                        if (x[i] < 0 || x[i] >= g.in[i])
+                            fail_msg("%s: phase %d writes dx %lld outside [0, %lld) in dim %d",
+                                     name, s->phase_id, (long long)x[i], (long long)g.in[i], i);
+                        flat = flat * g.in[i] + x[i];
+                    }
+                    if (writes[flat]++)
+                        fail_msg("%s: dx position %lld written twice (phase %d)", name,
+                                 (long long)flat, s->phase_id);
+                    int nw = true_pairs(&g, x, want), ng = step_pairs(s, &g, hh, got, name);
+                    qsort(want, (size_t)nw, sizeof *want, cmp_i64);
+                    qsort(got, (size_t)ng, sizeof *got, cmp_i64);
+                    if (nw != ng || memcmp(want, got, (size_t)nw * sizeof *want) != 0)
+                        fail_msg("%s: dx position %lld (phase %d) sums other (dy, w) pairs "
+                                 "than its gradient (%d terms, expected %d)",
+                                 name, (long long)flat, s->phase_id, ng, nw);
+                }
+    }
+    /* The zero fill covers the complement of the per-dim written masks' product. */
+    const cg_step *zf = find_kind(plan, CG_STEP_ZERO_FILL);
+    assert_true(count_kind(plan, CG_STEP_ZERO_FILL) <= 1);
+    assert_int_equal(plan->needs_zero_fill, zf != NULL);
+    for (int i = 0; i < 3; i++) {
+        assert_true(g.in[i] <= 64);
+        if (zf) cg_plan_written_mask(zf, i, g.in[i], mask[i]);
+        else memset(mask[i], 1, (size_t)g.in[i]);
+    }
+    for (int64_t x0 = 0; x0 < g.in[0]; x0++)
+        for (int64_t x1 = 0; x1 < g.in[1]; x1++)
+            for (int64_t x2 = 0; x2 < g.in[2]; x2++) {
+                int64_t x[3] = {x0, x1, x2}, flat = (x0 * g.in[1] + x1) * g.in[2] + x2;
+                int zeroed = !(mask[0][x0] && mask[1][x1] && mask[2][x2]);
+                if (writes[flat] + zeroed != 1)
+                    fail_msg("%s: dx position %lld is %s", name, (long long)flat,
+                             zeroed ? "both written and zero-filled" : "never written");
+                if (!writes[flat] && true_pairs(&g, x, want) > 0)
+                    fail_msg("%s: dx position %lld has a gradient but is only zero-filled", name,
+                             (long long)flat);
+            }
+    /* Phase list: every tuple with t_i < Y_i for all i, ids row-major, last dim fastest. The
+     * stride of an extent-1 output is irrelevant (only o = 0 exists); the planner takes 1. */
+    int64_t T[CG_MAX_RANK], total = 1;
+    for (int d = 0; d < p->rank; d++) {
+        int64_t stride = p->out[d] == 1 ? 1 : p->stride[d];
+        T[d] = stride / gcd(stride, p->dilation[d]);
+        total *= T[d];
+    }
+    if (plan->total_phases != total)
+        fail_msg("%s: %lld phases in all, expected %lld", name, (long long)plan->total_phases,
+                 (long long)total);
+    int expected = 0;
+    for (int64_t id = 0; id < total; id++) {
+        int64_t t[CG_MAX_RANK], rest = id;
+        int empty = 0;
+        for (int d = p->rank - 1; d >= 0; d--) t[d] = rest % T[d], rest /= T[d];
+        for (int d = 0; d < p->rank; d++) empty |= t[d] >= p->filter[d];
+        if (empty) {
+            assert_int_equal(phase_seen[id], 0);
+            continue;
+        }
+        assert_true(expected < plan->phase_count);
+        const cg_phase *ph = &plan->phases[expected++];
+        assert_int_equal(ph->id, id);
+        for (int d = 0; d < p->rank; d++) {
+            assert_int_equal(ph->t[d], t[d]);
+            assert_int_equal(ph->slice[d], (p->filter[d] - t[d] + T[d] - 1) / T[d]);
+        }
+    }
+    assert_int_equal(plan->phase_count, expected);
+}
+
+/* ---- rocMLIR reproducers (math.md section 7) --------------------------------------------- */
+
+static const char *const R1 = "bwdd_f16_nchw_g1mb1ic16oc16_i32x19_o16x7_f2x1_s2x3_d1x2_pl0x0_ph0x0";
+static const char *const R2 =
+    "bwdd_f16_nhwc_g4mb1ic64oc256_i32x14_o16x7_f2x1_s2x3_d1x2_pl0x3_ph0x3";
+static const char *const R3 = "bwdd_f16_nchw_g1mb1ic4oc4_i4x8_o2x3_f2x1_s2x3_d1x2_pl0x0_ph0x0";
+static const char *const R4 =
+    "bwdd_f16_ncdhw_g1mb1ic4oc4_i4x4x8_o2x2x3_f2x2x1_s2x2x3_d1x1x2_pl0x0x0_ph0x0x0";
+
+/* Positions along dx's last dim that the phases write ('x') or leave to the zero fill ('.'),
+ * from the zero fill's mask (everything is written when there is no zero fill). */
+static void written_columns(const cg_plan *plan, char *out) {
+    const cg_step *zf = find_kind(plan, CG_STEP_ZERO_FILL);
+    int64_t w = plan->problem.in[plan->problem.rank - 1];
+    unsigned char mask[64];
+    assert_true(w < 64);
+    if (zf) cg_plan_written_mask(zf, 2, w, mask);
+    else memset(mask, 1, sizeof mask);
+    for (int64_t i = 0; i < w; i++) out[i] = mask[i] ? 'x' : '.';
+    out[w] = '\0';
+}
+
+static void test_reproducers_2d(void **state) {
+    (void)state;
+    const char *const cases[] = {R1, R2, R3};
+    /* W columns written: R1/R3 read 3*o (no padding), R2 reads 3*o - 3. */
+    const char *const columns[] = {"x..x..x..x..x..x..x", "x..x..x..x..x.", "x..x..x."};
+    for (int c = 0; c < 3; c++) {
+        cg_problem raw = parse(cases[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_phase_ids(plan, (const int[]){0, 3}, 2);
+        assert_int_equal(plan->total_phases, 6);
+        assert_int_equal(count_kind(plan, CG_STEP_CONV), 2);
+        char cols[64];
+        written_columns(plan, cols);
+        assert_string_equal(cols, columns[c]);
+        char msg[CG_MSG_MAX] = "";
+        assert_int_equal(cg_plan_check_phase_id(plan, 2, msg), CG_ERR_INVALID);
+        assert_non_null(strstr(msg, "{0, 3}"));
+        assert_non_null(strstr(msg, "kernel id 2"));
+        for (int id = 0; id < 6; id++)
+            assert_int_equal(cg_plan_check_phase_id(plan, id, msg) == CG_OK, id == 0 || id == 3);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    /* R2 is grouped with Kg != Cg: the dx phases swap channel roles within each group. */
+    cg_problem r2 = parse(R2);
+    cg_plan *plan = plan_for(&r2, &base_target);
+    const cg_step *conv = find_kind(plan, CG_STEP_CONV);
+    assert_true(conv->groups == 4 && conv->cin_g == 64 && conv->cout_g == 16);
+    assert_int_equal(conv->role, CG_ROLE_BWD_DATA);
+    assert_int_equal(plan->problem.pad_hi[1], 2); /* excess high pad dropped */
+    free(plan);
+}
+
+static void test_reproducer_3d(void **state) {
+    (void)state;
+    cg_problem raw = parse(R4);
+    cg_plan *plan = plan_for(&raw, &base_target);
+    /* Our ids run over the problem's dims (D, H, W), last fastest: T = (2, 2, 3) and
+     * id = (t_d*2 + t_h)*3 + t_w. rocMLIR orders dims [h, w, d]: T = [2, 3, 2] and
+     * id' = (t_h*3 + t_w)*2 + t_d. Derive both lists from the non-empty tuples. */
+    const int T[3] = {2, 2, 3}, Y[3] = {2, 2, 1};
+    unsigned ours = 0, theirs = 0;
+    for (int td = 0; td < T[0]; td++)
+        for (int th = 0; th < T[1]; th++)
+            for (int tw = 0; tw < T[2]; tw++)
+                if (td < Y[0] && th < Y[1] && tw < Y[2]) {
+                    ours |= 1u << ((td * T[1] + th) * T[2] + tw);
+                    theirs |= 1u << ((th * T[2] + tw) * T[0] + td);
+                }
+    assert_int_equal(theirs, 1u << 0 | 1u << 1 | 1u << 6 | 1u << 7); /* math.md: {0,1,6,7} */
+    assert_int_equal(ours, 1u << 0 | 1u << 3 | 1u << 6 | 1u << 9);
+    assert_phase_ids(plan, (const int[]){0, 3, 6, 9}, 4);
+    assert_int_equal(plan->total_phases, 12);
+    char msg[CG_MSG_MAX] = "";
+    assert_int_equal(cg_plan_check_phase_id(plan, 1, msg), CG_ERR_INVALID);
+    assert_non_null(strstr(msg, "{0, 3, 6, 9}"));
+    assert_int_equal(cg_plan_check_phase_id(plan, 9, msg), CG_OK);
+    check_dx_plan(plan, &raw);
+    free(plan);
+}
+
+/* ---- worked examples (math.md section 2) and zero-fill families (section 8) -------------- */
+
+typedef struct phase_row { int id, t; int64_t slice, h_lo, h_hi; } phase_row;
+
+static const struct example {
+    const char *what;
+    int64_t D, Y, s, d, pl, ph;
+    int64_t total;
+    int count;
+    phase_row phases[4];
+    const char *written; /* dx positions the phases write ('x') or leave to the zero fill */
+} examples[] = {
+    /* A: dx[2h] = dy[h]*w0; phase 1 empty (t == Y); 1,3,5,7 zero */
+    {"A", 8, 1, 2, 1, 0, 0, 2, 1, {{0, 0, 1, 0, 4}}, "x.x.x.x."},
+    /* B: math.md's phase 0 range [0,5) starts at position -1; ours is clipped to [1,5) */
+    {"B", 8, 3, 2, 1, 1, 1, 2, 2, {{0, 0, 2, 1, 5}, {1, 1, 1, 0, 4}}, "xxxxxxxx"},
+    /* C: phase 2 empty; 1 (h=-1), 4, 7 and the dy-out-of-range row 9 zero-filled */
+    {"C", 10, 2, 3, 2, 0, 0, 3, 2, {{0, 0, 1, 0, 3}, {1, 1, 1, 0, 3}}, "x.xx.xx.x."},
+    /* gsd = 2 (s=2, d=2): odd positions never read */
+    {"gsd2", 8, 2, 2, 2, 0, 0, 1, 1, {{0, 0, 2, 0, 4}}, "x.x.x.x."},
+    {"s4d2", 12, 3, 4, 2, 0, 0, 2, 2, {{0, 0, 2, 0, 3}, {1, 1, 1, 0, 2}}, "x.x.x.x.x..."},
+    /* d > 1, every phase non-empty, position 1 is phase 2 at h = -1 */
+    {"s3d2Y3", 10, 3, 3, 2, 0, 0, 3, 3, {{0, 0, 1, 0, 2}, {1, 1, 1, 0, 2}, {2, 2, 1, 0, 2}},
+     "x.xxxx.x.."},
+    /* window gaps: s = 4 > E = 2 */
+    {"gaps", 12, 2, 4, 1, 0, 0, 4, 2, {{0, 0, 1, 0, 3}, {1, 1, 1, 0, 3}}, "xx..xx..xx.."},
+    /* tail: O = 3 floors away row 7 */
+    {"tail", 8, 3, 2, 1, 0, 0, 2, 2, {{0, 0, 2, 0, 4}, {1, 1, 1, 0, 3}}, "xxxxxxx."},
+    /* 1x1, s=2, pl=1: the write at -1 is dropped, even positions zero */
+    {"1x1pl1", 8, 1, 2, 1, 1, 0, 2, 1, {{0, 0, 1, 1, 5}}, ".x.x.x.x"},
+    /* pl >= E: the first outputs read only padding; everything written */
+    {"pl>=E", 4, 2, 1, 1, 3, 0, 1, 1, {{0, 0, 2, 3, 7}}, "xxxx"},
+};
+
+static void test_worked_examples(void **state) {
+    (void)state;
+    for (size_t e = 0; e < sizeof examples / sizeof examples[0]; e++) {
+        const struct example *ex = &examples[e];
+        cg_problem raw = problem_1d(ex->D, ex->Y, ex->s, ex->d, ex->pl, ex->ph);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        if (plan->phase_count != ex->count || plan->total_phases != ex->total)
+            fail_msg("%s: %d of %lld phases, expected %d of %lld", ex->what, plan->phase_count,
+                     (long long)plan->total_phases, ex->count, (long long)ex->total);
+        for (int i = 0; i < ex->count; i++) {
+            const cg_phase *got = &plan->phases[i];
+            const phase_row *want = &ex->phases[i];
+            if (got->id != want->id || got->t[0] != want->t || got->slice[0] != want->slice ||
+                got->h_lo[0] != want->h_lo || got->h_hi[0] != want->h_hi)
+                fail_msg("%s: phase %d is id %d t %d slice %lld h [%lld,%lld)", ex->what, i,
+                         got->id, got->t[0], (long long)got->slice[0], (long long)got->h_lo[0],
+                         (long long)got->h_hi[0]);
+        }
+        char written[64], read[64];
+        written_columns(plan, written);
+        for (int64_t i = 0; i < ex->D; i++) {
+            int any = 0; /* brute force: some (o, f) with s*o + d*f - pl = i */
+            for (int64_t o = 0; o < raw.out[0]; o++)
+                for (int64_t f = 0; f < ex->Y; f++) any |= ex->s * o + ex->d * f - ex->pl == i;
+            read[i] = any ? 'x' : '.';
+        }
+        read[ex->D] = '\0';
+        if (strcmp(written, ex->written) || strcmp(read, ex->written))
+            fail_msg("%s: written %s, read %s, expected %s", ex->what, written, read, ex->written);
+        assert_int_equal(plan->needs_zero_fill, strchr(ex->written, '.') != NULL);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    /* A's canonical string, as math.md writes the problem. */
+    cg_problem a = problem_1d(8, 1, 2, 1, 0, 0);
+    char text[CG_PROBLEM_STR_MAX];
+    cg_problem_format(&a, text);
+    assert_string_equal(text, "bwdd_f32_ncw_g1mb1ic1oc1_i8_o4_f1_s2_d1_pl0_ph0");
+}
+
+/* ---- empty phases (math.md section 8, items 1-3) ----------------------------------------- */
+
+static const struct empty_case {
+    const char *problem;
+    int64_t total;
+    int count, ids[8];
+} empty_cases[] = {
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o8_f1_s2_d1_pl0_ph0", 2, 1, {0}},     /* t == Y */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o5_f2_s3_d1_pl0_ph0", 3, 2, {0, 1}},  /* t == Y */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o6_f1_s3_d1_pl0_ph0", 3, 1, {0}},     /* t > Y: the wrap */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o4_f1_s4_d1_pl0_ph0", 4, 1, {0}},     /* t > Y */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o4_f2_s4_d1_pl0_ph0", 4, 2, {0, 1}},  /* t > Y */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o6_f1_s3_d2_pl0_ph0", 3, 1, {0}},     /* Y=1 d=2: d -> 1 */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o5_f2_s3_d2_pl0_ph0", 3, 2, {0, 1}},  /* T=3, dT=2 */
+    {"bwdd_f32_ncw_g1mb1ic1oc1_i16_o4_f2_s4_d2_pl0_ph0", 2, 2, {0, 1}},  /* gsd 2: T=2 */
+    /* mixed per-dim phase counts and rectangular filters */
+    {"bwdd_f32_nchw_g1mb1ic2oc2_i16x16_o7x4_f3x2_s2x4_d1x1_pl0x0_ph0x0", 8, 4, {0, 1, 4, 5}},
+    {"bwdd_f32_nchw_g1mb1ic2oc2_i16x16_o6x7_f1x3_s3x2_d1x1_pl0x0_ph0x0", 6, 2, {0, 1}},
+    {"bwdd_f32_nchw_g1mb1ic2oc2_i16x16_o5x6_f2x1_s3x3_d1x1_pl0x0_ph0x0", 9, 2, {0, 3}},
+    {"bwdd_f32_nchw_g1mb1ic2oc2_i16x16_o5x7_f2x2_s3x2_d1x3_pl0x0_ph0x0", 6, 4, {0, 1, 2, 3}},
+};
+
+static void test_empty_phases(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof empty_cases / sizeof empty_cases[0]; c++) {
+        const struct empty_case *ec = &empty_cases[c];
+        cg_problem raw = parse(ec->problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->total_phases, ec->total);
+        assert_phase_ids(plan, ec->ids, ec->count);
+        /* One kernel per non-empty phase, with the real id (not the loop index). */
+        int convs = 0;
+        for (int i = 0; i < plan->step_count; i++)
+            if (is_dx_conv(&plan->steps[i]))
+                assert_int_equal(plan->steps[i].phase_id, ec->ids[convs++]);
+        assert_int_equal(convs, ec->count);
+        for (int64_t id = 0; id < ec->total; id++) {
+            int valid = 0;
+            for (int i = 0; i < ec->count; i++) valid |= ec->ids[i] == id;
+            char msg[CG_MSG_MAX] = "";
+            assert_int_equal(cg_plan_check_phase_id(plan, (int)id, msg) == CG_OK, valid);
+        }
+        for (int i = 0; i < plan->phase_count; i++)
+            for (int d = 0; d < raw.rank; d++) assert_true(plan->phases[i].slice[d] >= 1);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+}
+
+/* 1x1 strided dx (IREE's swap): one phase kernel on the un-scattered dy plus the zero fill. */
+static void test_dx_1x1_strided(void **state) {
+    (void)state;
+    const char *const cases[] = {
+        "bwdd_f32_nchw_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nhwc_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdd_f16_nchw_g1mb2ic8oc16_i9x9_o5x5_f1x1_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_ncw_g1mb1ic4oc4_i10_o4_f1_s3_d1_pl0_ph0",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_CONV), 1);
+        assert_int_equal(count_kind(plan, CG_STEP_ZERO_FILL), 1);
+        const cg_step *conv = find_kind(plan, CG_STEP_CONV);
+        assert_int_equal(conv->phase_id, 0);
+        assert_phase_ids(plan, (const int[]){0}, 1);
+        assert_int_equal(conv->taps[0] * conv->taps[1] * conv->taps[2], 1);
+        int shift = 3 - raw.rank;
+        for (int d = 0; d < raw.rank; d++) {
+            assert_int_equal(conv->out_step[shift + d], raw.stride[d]);
+            assert_int_equal(conv->count[shift + d], raw.out[d] - (raw.pad_lo[d] ? 1 : 0));
+        }
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+}
+
+/* ---- random problems against the oracle ------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static int64_t rnd(int64_t lo, int64_t hi) { /* inclusive */
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return lo + (int64_t)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+static cg_problem random_problem(int rank) {
+    cg_problem p = {.rank = rank, .ops = CG_OP_BWD_DATA};
+    if (rnd(0, 4) == 0) p.ops |= CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS;
+    p.dtype = (cg_dtype)rnd(0, 2);
+    p.channels_last = (int)rnd(0, 1);
+    p.groups = rnd(1, 3);
+    p.c = p.groups * rnd(1, 2);
+    p.k = p.groups * rnd(1, 2);
+    p.n = rnd(1, 2);
+    int64_t max_in = rank == 3 ? 6 : 12;
+    for (int d = 0; d < rank; d++) {
+        do {
+            p.in[d] = rnd(1, max_in);
+            p.filter[d] = rnd(1, 5);
+            p.stride[d] = rnd(1, 4);
+            p.dilation[d] = rnd(1, 3);
+            p.pad_lo[d] = rnd(0, 4);
+            p.pad_hi[d] = rnd(0, 4);
+        } while (p.in[d] + p.pad_lo[d] + p.pad_hi[d] < p.dilation[d] * (p.filter[d] - 1) + 1);
+    }
+    return p;
+}
+
+static void test_random_problems(void **state) {
+    (void)state;
+    cg_plan *plan = calloc(1, sizeof *plan);
+    assert_non_null(plan);
+    int depthwise = 0, zero_filled = 0;
+    for (int trial = 0; trial < 800; trial++) {
+        int rank = trial % 10 == 9 ? 3 : 1 + trial % 2;
+        cg_problem raw = random_problem(rank), p = raw;
+        char msg[CG_MSG_MAX] = "";
+        if (cg_problem_finalize(&p, msg) != CG_OK) fail_msg("trial %d: %s", trial, msg);
+        if (cg_plan_make(&p, &base_target, plan, msg) != CG_OK)
+            fail_msg("trial %d %s: %s", trial, p.name, msg);
+        depthwise += find_kind(plan, CG_STEP_DEPTHWISE) != NULL;
+        zero_filled += plan->needs_zero_fill;
+        check_dx_plan(plan, &raw);
+    }
+    /* The sample reaches the interesting families. */
+    assert_true(depthwise > 20);
+    assert_true(zero_filled > 100 && zero_filled < 780);
+    free(plan);
+}
+
+/* ---- dw/db split factor (plan_dw.c, cg_split_factor) ------------------------------------ */
+
+/* Expected values follow cg_split_factor's rule: S = ceil(4*threads / tiles), capped by
+ * rows*out_w/256 pixels per partial, by 64 MiB of partials and by the rows; at least 1.
+ * tiles = groups * ceil(cout_g / nr), nr = nv*16 on AVX-512 with nv = min(ceil(cout_g/16), 4). */
+static const struct split_case {
+    const char *problem;
+    int threads;
+    int64_t splits;
+} split_cases[] = {
+    /* IREE's shape: 1 tile, want 8 (2 threads) or 64 (16 threads); no cap binds */
+    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 8},
+    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 64},
+    /* K = C = 1024: 16 tiles cover 8 items; with 16 threads the 36 MiB partial caps S at 1 */
+    {"bwdw_f32_nchw_g1mb16ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
+    {"bwdw_f32_nchw_g1mb16ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 1},
+    /* N = 1, tiny: 4 pixels in all, no split */
+    {"bwdw_f32_nchw_g1mb1ic4oc4_i4x4_o2x2_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 1},
+    /* 1-D: rows = n = 2 caps S (31 by pixels) */
+    {"bwdw_f32_ncw_g1mb2ic4oc4_i4096_o4094_f3_s1_d1_pl0_ph0", 2, 2},
+    /* 38 rows x 38 pixels: 1444/256 = 5 */
+    {"bwdw_f32_nchw_g1mb1ic16oc16_i40x40_o38x38_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 5},
+    /* 9 MiB per partial: 64 MiB / 9 MiB = 7 */
+    {"bwdw_f32_nchw_g1mb8ic4096oc64_i32x32_o30x30_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 7},
+    /* 32 groups of 32 channels: 32 tiles already */
+    {"bwdw_f32_nchw_g32mb4ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
+    /* depthwise: one tile of 32 lanes */
+    {"bwdw_f32_nchw_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 8},
+    /* db alone and dw + db */
+    {"bwdb_f32_nchw_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 8},
+    {"bwdw-bwdb_bf16_nhwc_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 4, 16},
+    {"bwdb_f32_nchw_g1mb1ic8oc8_i16x16_o14x14_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 1},
+};
+
+static void test_split_factors(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof split_cases / sizeof split_cases[0]; c++) {
+        const struct split_case *sc = &split_cases[c];
+        cg_problem p = parse(sc->problem);
+        cg_target t = base_target;
+        t.threads = sc->threads;
+        cg_plan *plan = plan_for(&p, &t);
+        if (plan->dw_splits != sc->splits)
+            fail_msg("%s (%d threads): %lld splits, expected %lld", sc->problem, sc->threads,
+                     (long long)plan->dw_splits, (long long)sc->splits);
+        int partials = 0;
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind == CG_STEP_DW_PARTIAL || s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL ||
+                s->kind == CG_STEP_DB_PARTIAL || s->kind == CG_STEP_REDUCE) {
+                assert_int_equal(s->splits, sc->splits);
+                assert_true(s->splits <= s->rows);
+                partials += s->kind != CG_STEP_REDUCE;
+            }
+        }
+        assert_int_equal(partials, 1);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), 1);
+        free(plan);
+    }
+    /* Overrides: forced splits win, but never beyond the rows. */
+    cg_target t = base_target;
+    t.force_splits = 3;
+    cg_problem p = parse(split_cases[0].problem);
+    cg_plan *plan = plan_for(&p, &t);
+    assert_int_equal(plan->dw_splits, 3);
+    free(plan);
+    t.force_splits = 1000;
+    p = parse("bwdw_f32_nchw_g1mb1ic4oc4_i4x4_o2x2_f3x3_s1x1_d1x1_pl0x0_ph0x0");
+    plan = plan_for(&p, &t);
+    assert_int_equal(plan->dw_splits, 2); /* rows = n * o_h = 2 */
+    free(plan);
+}
+
+/* ---- kernel names ----------------------------------------------------------------------- */
+
+static const char *const name_problems[] = {
+    R1, R4,
+    "fwd-bwdd-bwdw-bwdb_f32_nchw_g1mb2ic16oc32_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+    "bwdd-bwdw_bf16_ndhwc_g2mb1ic4oc4_i5x6x7_o2x2x4_f3x2x2_s2x2x2_d1x2x1_pl1x0x1_ph0x0x0",
+    "bwdd-bwdw-bwdb_f16_nwc_g8mb2ic8oc8_i17_o5_f3_s3_d2_pl2_ph0",
+    "bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+};
+
+static void test_kernel_names(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof name_problems / sizeof name_problems[0]; c++) {
+        cg_problem p = parse(name_problems[c]);
+        for (int isa = 0; isa < CG_ISA_COUNT; isa++) {
+            cg_target t = base_target;
+            t.isa = (cg_isa)isa;
+            cg_plan *plan = plan_for(&p, &t);
+            for (int i = 0; i < plan->step_count; i++) {
+                const cg_step *s = &plan->steps[i];
+                char symbol[CG_KERNEL_NAME_MAX + 16], again[CG_KERNEL_NAME_MAX + 16];
+                assert_true(cg_kernel_symbol(s, (cg_isa)isa, symbol, sizeof symbol) > 0);
+                cg_kernel_name_parts parts;
+                if (cg_kernel_name_parse(symbol, &parts) != 0) fail_msg("unparsable %s", symbol);
+                assert_true(cg_kernel_name_build(&parts, again, sizeof again) > 0);
+                assert_string_equal(symbol, again);
+                assert_int_equal(parts.isa, isa);
+                assert_int_equal(parts.rank, p.rank);
+                assert_int_equal(parts.dtype, p.dtype);
+                assert_int_equal(parts.phase_id, s->phase_id);
+                for (int j = 0; j < i; j++)
+                    if (strcmp(plan->steps[j].kernel, s->kernel) == 0)
+                        fail_msg("duplicate kernel name %s", s->kernel);
+            }
+            free(plan);
+        }
+    }
+    static const char *const bad[] = {
+        "", "cg_",
+        "cg_f32_conv2d_bwdd_k3x3s2x2p1_6x64_u1c9a03f2",         /* no ISA */
+        "cg_f32_conv2d_bwdd_k3x3s2x2p1_6x64_u1c9a03f2__sse",    /* unknown ISA */
+        "xx_f32_conv2d_bwdd_k3x3s2x2p1_6x64_u1c9a03f2__avx512", /* prefix */
+        "cg_f64_conv2d_bwdd_k3x3s2x2p1_6x64_u1c9a03f2__avx512", /* dtype */
+        "cg_f32_conv4d_bwdd_k3x3s2x2p1_6x64_u1c9a03f2__avx512", /* rank */
+        "cg_f32_conv2d_bwdd_k3s2x2p1_6x64_u1c9a03f2__avx512",   /* taps shorter than rank */
+        "cg_f32_conv2d_bwdd_k3x3s2x2p1_6x64_u1c9a03__avx512",   /* 7-digit uid */
+        "cg_f32_conv2d_bwdd_k3x3s2x2p1_6x64_u1c9a03f2z__avx512",
+        "cg_f32_conv2d_bwdw_k3x3s2x2_6x64_sk1_u1c9a03f2__avx512", /* _sk1 is never written */
+        "cg_f32_conv2d_bwdd_k3x3s2x2p_6x64_u1c9a03f2__avx512",    /* phase without id */
+        "cg_f32_conv2d_bwdd_k3x3s2x2p1_6_u1c9a03f2__avx512",      /* tile without lanes */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cg_kernel_name_parts parts;
+        if (cg_kernel_name_parse(bad[i], &parts) == 0) fail_msg("parsed bad name '%s'", bad[i]);
+    }
+    cg_kernel_name_parts parts;
+    assert_int_equal(
+        cg_kernel_name_parse("cg_f32_conv2d_bwdd_k2x2s2x2p0_6x64_u1c9a03f2__avx512", &parts), 0);
+    assert_int_equal(parts.phase_id, 0);
+    assert_int_equal(parts.mr, 6);
+    assert_int_equal(parts.nr, 64);
+    assert_int_equal(parts.uid, 0x1c9a03f2u);
+}
+
+/* ---- plan JSON and overrides ------------------------------------------------------------ */
+
+static void test_plan_json(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof name_problems / sizeof name_problems[0]; c++) {
+        cg_problem p = parse(name_problems[c]);
+        cg_target t = base_target;
+        if (c == 0) t.force_mr = 3, t.force_nv = 1;
+        cg_plan *plan = plan_for(&p, &t);
+        char *text = cg_plan_to_json(plan), *again = cg_plan_to_json(plan);
+        assert_true(text && again);
+        assert_string_equal(text, again); /* deterministic */
+        cJSON *root = cJSON_Parse(text);
+        assert_non_null(root);
+        cJSON *steps = cJSON_GetObjectItemCaseSensitive(root, "steps");
+        assert_int_equal(cJSON_GetArraySize(steps), plan->step_count);
+        assert_int_equal(cJSON_GetObjectItem(root, "step_count")->valuedouble, plan->step_count);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "phases")),
+                         plan->phase_count);
+        assert_int_equal(cJSON_GetObjectItem(root, "workspace_bytes")->valuedouble,
+                         plan->workspace_bytes);
+        char canonical[CG_PROBLEM_STR_MAX];
+        cg_problem_format(&plan->problem, canonical);
+        cJSON *problem = cJSON_GetObjectItem(root, "problem");
+        assert_string_equal(cJSON_GetObjectItem(problem, "canonical")->valuestring, canonical);
+        int i = 0;
+        for (cJSON *s = steps->child; s; s = s->next, i++) {
+            assert_string_equal(cJSON_GetObjectItem(s, "kind")->valuestring,
+                                cg_step_kind_name(plan->steps[i].kind));
+            assert_string_equal(cJSON_GetObjectItem(s, "kernel")->valuestring,
+                                plan->steps[i].kernel);
+        }
+        cJSON *over = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "target"), "overrides");
+        assert_int_equal(cJSON_GetArraySize(over), c == 0 ? 2 : 0);
+        if (c == 0) {
+            assert_int_equal(cJSON_GetObjectItem(over, "mr")->valuedouble, 3);
+            for (int k = 0; k < plan->step_count; k++)
+                if (plan->steps[k].kind == CG_STEP_CONV) {
+                    assert_int_equal(plan->steps[k].mr, 3);
+                    assert_int_equal(plan->steps[k].nv, 1);
+                }
+        }
+        cJSON_Delete(root);
+        free(text), free(again);
+        free(plan);
+    }
+}
+
+/* Writes text to a fresh temporary file; returns its path (static buffer). */
+static const char *temp_file(const char *text) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/cg_test_plan_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    size_t len = strlen(text);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+static void test_overrides(void **state) {
+    (void)state;
+    static const struct {
+        const char *json, *in_msg; /* in_msg: expected in the message on failure */
+        cg_status status;
+        int mr, nv, splits;        /* the target afterwards (it starts at 0, 0, 0) */
+    } cases[] = {
+        {"{\"mr\": 4, \"nv\": 2, \"splits\": 16}", NULL, CG_OK, 4, 2, 16},
+        {"{\"splits\": 3}", NULL, CG_OK, 0, 0, 3},
+        {"{}", NULL, CG_OK, 0, 0, 0},
+        {"{\"mr\": 32, \"nv\": 8, \"splits\": 65536}", NULL, CG_OK, 32, 8, 65536},
+        {"{\"mr\": 4, \"tile\": 2}", "tile", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": 33}", "mr", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"nv\": 0}", "nv", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"splits\": 65537}", "splits", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"splits\": 1e300}", "splits", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": \"4\"}", "mr", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": 2.5}", "mr", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"nv\": true}", "nv", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": 2, \"mr\": 3}", "duplicate", CG_ERR_INVALID, 0, 0, 0},
+        {"[1, 2]", "object", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": ", "JSON", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": 4} trailing", "JSON", CG_ERR_INVALID, 0, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *path = temp_file(cases[c].json);
+        cg_target t = base_target;
+        char msg[CG_MSG_MAX] = "";
+        cg_status status = cg_plan_read_overrides(path, &t, msg);
+        unlink(path);
+        if (status != cases[c].status)
+            fail_msg("%s: status %s (%s)", cases[c].json, cg_status_str(status), msg);
+        if (cases[c].in_msg && !strstr(msg, cases[c].in_msg))
+            fail_msg("%s: message '%s' lacks '%s'", cases[c].json, msg, cases[c].in_msg);
+        assert_null(strchr(msg, '\n'));
+        if (t.force_mr != cases[c].mr || t.force_nv != cases[c].nv ||
+            t.force_splits != cases[c].splits)
+            fail_msg("%s: target mr %d nv %d splits %lld", cases[c].json, t.force_mr,
+                     t.force_nv, (long long)t.force_splits);
+    }
+    cg_target t = base_target;
+    char msg[CG_MSG_MAX] = "";
+    assert_int_equal(cg_plan_read_overrides("/nonexistent/cg_plan.json", &t, msg), CG_ERR_IO);
+    assert_true(strlen(msg) > 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
+        cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
+        cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
+        cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
+        cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
