@@ -12,7 +12,7 @@ int cg_cli_exit_code(cg_status status);
 /* Prints "convgrad: <where>: <msg>" on one line to stderr and returns the exit code. */
 int cg_cli_fail(cg_status status, const char *where, const char *msg);
 
-/* Prints "convgrad <command>: <what>" for bad arguments and returns 2. */
+/* Prints "convgrad: <command>: <what>" for bad arguments and returns 2. */
 int cg_cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

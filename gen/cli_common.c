@@ -32,7 +32,8 @@ int cg_cli_fail(cg_status status, const char *where, const char *msg) {
 }
 
 int cg_cli_usage_error(const char *command, const char *fmt, ...) {
-    fprintf(stderr, "convgrad %s: ", command);
+    /* "convgrad: COMMAND: reason", the one-line shape of every other CLI error */
+    fprintf(stderr, "convgrad: %s: ", command);
     va_list args;
     va_start(args, fmt);
     vfprintf(stderr, fmt, args);
@@ -54,6 +55,8 @@ int cg_cli_int(const char *text, int64_t min, int64_t max, int64_t *value) {
 cg_status cg_cli_load_problems(const char *path, const char *name, cg_problem **problems,
                                int *count, char msg[CG_MSG_MAX]) {
     cg_status status = cg_problems_load(path, problems, count, msg);
+    /* A problem file that cannot be opened or read is bad input (exit 2), like an input. */
+    if (status == CG_ERR_IO) status = CG_ERR_INVALID;
     if (status != CG_OK || !name) return status;
     for (int i = 0; i < *count; i++)
         if (!strcmp((*problems)[i].name, name)) {

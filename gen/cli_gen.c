@@ -78,7 +78,7 @@ int cg_cmd_gen(int argc, char **argv) {
     char msg[CG_MSG_MAX];
     cg_problem *problems = NULL;
     int count = 0;
-    cg_status status = cg_problems_load(argv[optind], &problems, &count, msg);
+    cg_status status = cg_cli_load_problems(argv[optind], NULL, &problems, &count, msg);
     if (status != CG_OK) return cg_cli_fail(status, argv[optind], msg);
     status = cg_pack_generate(out, problems, count, &gen, msg);
     free(problems);

@@ -183,13 +183,20 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_triple(v, "ORIGIN", view->origin);
         cg_values_int(v, "LOGICAL0", view->logical[0]);
         cg_values_int(v, "LOGICAL1", view->logical[1]);
-        if (to) cg_values_int(v, "LOGICAL2", view->logical[2]);
         cg_values_int(v, "CHANNELS", view->channels);
         cg_values_int(v, to ? "SRC_N_STRIDE" : "DST_N_STRIDE", n_stride);
         cg_values_int(v, to ? "SRC_STRIDE0" : "DST_STRIDE0", spatial[0]);
         cg_values_int(v, to ? "SRC_STRIDE1" : "DST_STRIDE1", spatial[1]);
-        set_row_copy(v, p, view, c_stride, to);
         cg_values_set(v, to ? "SRC_BUF" : "DST_BUF", "%s", buffer_symbol(s->tensor));
+        /* f32 channels-first tensors take the register-blocked transpose; everything else
+         * (16-bit storage, channels-last) is a contiguous row copy with conversion. */
+        if (p->dtype == CG_F32 && !p->channels_last) {
+            cg_values_int(v, "LOGICAL2", view->logical[2]);
+            cg_values_int(v, "PLANE", c_stride);
+            return to ? "cpu/to_cl_transpose.c.in" : "cpu/from_cl_transpose.c.in";
+        }
+        if (to) cg_values_int(v, "LOGICAL2", view->logical[2]);
+        set_row_copy(v, p, view, c_stride, to);
         if (to) cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         else cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
         return to ? "cpu/to_cl.c.in" : "cpu/from_cl.c.in";

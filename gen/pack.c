@@ -112,7 +112,8 @@ static const char pack_makefile[] =
     "OBJECTS := $(SOURCES:src/%.c=obj/%.o)\n"
     "HEADERS := $(wildcard src/*.h)\n"
     "isa_of = $(lastword $(subst __, ,$(1)))\n"
-    "all: kernels.so $(EXTRA_TARGETS)\n"
+    /* a Vulkan-only pack has no C sources and no kernels.so; vulkan.mk adds its own targets */
+    "all: $(if $(OBJECTS),kernels.so) $(EXTRA_TARGETS)\n"
     "obj/cg_isa_%.h.pch: src/cg_isa_%.h $(HEADERS)\n"
     "\t@mkdir -p obj\n"
     "\t$(CC) $(CFLAGS) $(ISA_$*) -x c-header $< -o $@.tmp && mv $@.tmp $@\n"

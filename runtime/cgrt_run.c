@@ -73,10 +73,19 @@ cg_status cgrt_run(const cgrt_executable *exe, void *const tensors[CG_T_COUNT], 
     for (int t = 0; t < CG_T_COUNT; t++) buffers[t] = tensors[t];
     buffers[CG_BUF_WORKSPACE] = workspace;
     if (threads <= 0) threads = omp_get_max_threads();
+    /* CONVGRAD_PROFILE=1 prints each region's wall time and kernels to stderr. */
+    const char *profile_env = getenv("CONVGRAD_PROFILE");
+    int profile = profile_env && *profile_env == '1';
     for (int first = 0; first < exe->step_count;) {
         int last = first + 1;
         while (last < exe->step_count && exe->steps[last].concurrent) last++;
+        double start = profile ? omp_get_wtime() : 0;
         run_region(exe, first, last, buffers, threads);
+        if (profile) {
+            fprintf(stderr, "profile: %8.3f ms", 1e3 * (omp_get_wtime() - start));
+            for (int i = first; i < last; i++) fprintf(stderr, " %s", exe->steps[i].kernel);
+            fputc('\n', stderr);
+        }
         first = last;
     }
     free(owned);

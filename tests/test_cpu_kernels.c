@@ -119,7 +119,7 @@ static int setup(void **state) {
                               .threads = 2,
                               .config_name = "tests/test_cpu_kernels.c"};
     char msg[CG_MSG_MAX];
-    const char *dir = "build/test-packs/cpu";
+    const char *dir = cgt_pack_dir("cpu");
     if (cgt_build_pack(dir, s.problems, s.count, &options, msg) != CG_OK ||
         cgrt_pack_open(dir, &s.pack, msg) != CG_OK) {
         fprintf(stderr, "pack: %s\n", msg);
@@ -190,8 +190,12 @@ static void test_split_remainders(void **state) {
         "\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]}]}";
     const int splits[] = {5, 21, 1000};
     for (int i = 0; i < 3; i++) {
-        char path[64], dir[64], msg[CG_MSG_MAX];
-        snprintf(path, sizeof path, "build/test-packs/splits%d.json", splits[i]);
+        char path[4200], dir[4200], msg[CG_MSG_MAX], leaf[32];
+        snprintf(leaf, sizeof leaf, "splits%d.json", splits[i]);
+        snprintf(path, sizeof path, "%s", cgt_pack_dir(leaf));
+        char parent[4200];
+        snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
+        cg_make_dirs(parent, msg);
         FILE *file = fopen(path, "w");
         assert_non_null(file);
         fprintf(file, "{\"splits\": %d}\n", splits[i]);
@@ -200,7 +204,8 @@ static void test_split_remainders(void **state) {
         cg_problem *problems = cgt_parse(config, &count);
         cg_gen_options options = {.targets = CG_TARGET_CPU, .isa_mask = 1u << CG_ISA_AVX512,
                                   .threads = 2, .plan_file = path};
-        snprintf(dir, sizeof dir, "build/test-packs/splits%d", splits[i]);
+        snprintf(leaf, sizeof leaf, "splits%d", splits[i]);
+        snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
         assert_int_equal(cgt_build_pack(dir, problems, count, &options, msg), CG_OK);
         cgrt_pack *pack;
         assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);

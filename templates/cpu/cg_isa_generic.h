@@ -71,4 +71,12 @@ static inline void cg_st_f16(void *p, int64_t i, float value) {
     ((uint16_t *)p)[i] = out;
 }
 
+/* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
+#define CG_TB 4
+static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
+                                      int64_t dst_stride) {
+    for (int i = 0; i < CG_TB; i++)
+        for (int j = 0; j < CG_TB; j++) dst[j * dst_stride + i] = src[i * src_stride + j];
+}
+
 #endif /* CG_ISA_H */

@@ -5,10 +5,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cg_dtype.h"
 #include "cg_reference.h"
 #include "problem_json.h"
+
+const char *cgt_pack_dir(const char *name) {
+    static char path[4096]; /* tests are single-threaded where they name packs */
+    char exe[3000];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(path, sizeof path, "build/test-packs/%s", name);
+        return path;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/'); /* <build>/tests/test_x -> <build> */
+    if (slash) *slash = '\0';
+    slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    snprintf(path, sizeof path, "%s/test-packs/%s", exe, name);
+    return path;
+}
 
 cg_problem *cgt_parse(const char *json, int *count) {
     cg_problem *problems = NULL;

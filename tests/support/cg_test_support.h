@@ -8,6 +8,10 @@
 #include "convgrad.h"
 #include "pack.h"
 
+/* Directory for a test's packs: <build dir of the test binary>/test-packs/<name>, so that
+ * builds in different BUILD directories (plain, sanitizers) never share packs. */
+const char *cgt_pack_dir(const char *name);
+
 /* Parses a JSON config text into problems (finalized); aborts the test program on error. */
 cg_problem *cgt_parse(const char *json, int *count);
 
