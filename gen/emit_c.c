@@ -247,6 +247,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "CIN", s->cin_g);
             cg_values_int(v, "COUT", s->cout_g);
             cg_values_int(v, "MR", s->mr);
+            cg_values_int(v, "ROW_BLOCK", s->row_block);
             return "cpu/dw_partial.c.in";
         }
         cg_values_int(v, "CHANNELS", s->cout_g);

@@ -84,6 +84,7 @@ typedef struct cg_step {
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */
     int64_t rows;             /* reduction rows: n * out0 * out1 */
+    int64_t row_block;        /* rows accumulated in registers between partial reloads */
     int64_t partial_offset;   /* workspace bytes: dw partials [S][G][taps][cin_g][cout_pad] */
     int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */
     int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
@@ -95,6 +96,16 @@ typedef struct cg_step {
     int zf_phases[3];
     int64_t zf_first[3][CG_MAX_FILTER_EXTENT];
     int64_t zf_count[3][CG_MAX_FILTER_EXTENT];
+
+    /* ---- GLSL (Vulkan) only. Filled by cg_plan_glsl() (plan_glsl.c) after cg_plan_make() on
+     * a CG_ISA_GLSL plan; zero in CPU plans and never read by the C emitter. ---- */
+    int glsl_bm, glsl_bn, glsl_bk; /* workgroup tile: rows (M) x columns (N) x reduction step */
+    int glsl_tm, glsl_tn;          /* register block of one invocation (rows x columns) */
+    int glsl_local_size;           /* invocations per workgroup (1-D) */
+    int64_t glsl_workgroups;       /* workgroups of the step's dispatch (linear) */
+    int64_t glsl_grid[3];          /* the same as a logical grid, for reports */
+    int64_t glsl_shared_bytes;     /* shared memory of one workgroup */
+    int glsl_atomic;               /* DW partials: float atomics into one partial (opt-in) */
 } cg_step;
 
 /* One stride phase of dx, as the planner table tests see it. */
