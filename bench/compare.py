@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""compare.py: convgrad vs oneDNN on the benchmark shapes, measured in the same run.
+
+    /usr/bin/python3 bench/compare.py [--threads N] [--rounds R] [--shapes bench/shapes.txt]
+                                      [--config configs/bench/all.json] [--out out/bench]
+
+For every shape, R interleaved rounds: oneDNN (bench/build/dnnl_bench, the fastest of all its
+implementations, Winograd included) then convgrad (`convgrad bench` on a pack built for this
+machine). Each tool reports a median over its own repetitions; the table shows the median of
+those per-round medians, GFLOP/s with FLOPs = 2*N*K*(C/G)*prod(out)*prod(filter) per
+convolution op, % of the machine's FMA peak as measured by `convgrad bench` in the same run,
+and the speed ratio convgrad/oneDNN (> 1: convgrad is faster). Writes results.md and
+results.json under --out. This machine is noisy: only the medians and ratios are meaningful.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--min-ms", type=int, default=300)
+    ap.add_argument("--shapes", default=os.path.join(ROOT, "bench", "shapes.txt"))
+    ap.add_argument("--config", default=os.path.join(ROOT, "configs", "bench", "all.json"))
+    ap.add_argument("--pack", default=os.path.join(ROOT, "out", "packs", "bench"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "bench"))
+    ap.add_argument("--only", default="", help="comma-separated shape ids")
+    ap.add_argument("--tag", default="heuristic", help="label of this convgrad build")
+    args = ap.parse_args()
+
+    convgrad = os.path.join(ROOT, "build", "convgrad")
+    dnnl = os.path.join(ROOT, "bench", "build", "dnnl_bench")
+    shapes = []
+    with open(args.shapes) as f:
+        for line in f:
+            parts = line.split()
+            if parts and not parts[0].startswith("#"):
+                shapes.append((parts[0], parts[1]))
+    if args.only:
+        keep = set(args.only.split(","))
+        shapes = [s for s in shapes if s[0] in keep]
+
+    subprocess.run([convgrad, "gen", args.config, "-o", args.pack, "--isa", host_isa(convgrad),
+                    "--threads", str(args.threads), "--build"], check=True,
+                   stdout=subprocess.DEVNULL)
+    results = {sid: {"dnnl": [], "convgrad": [], "peak": [], "gflop": None, "impl": set()}
+               for sid, _ in shapes}
+    for rnd in range(args.rounds):
+        for sid, problem in shapes:
+            r = results[sid]
+            records = run_json([dnnl, problem, "--threads", str(args.threads), "--rounds", "1",
+                                "--min-ms", str(args.min_ms), "--json"])
+            # A problem with several ops (S7: dx and dw) runs them one after the other.
+            ms = sum(rec["median_ms"] for rec in records if rec.get("impl"))
+            r["dnnl"].append(ms)
+            r["impl"].update(rec["impl"] for rec in records if rec.get("impl"))
+            rec = run_json([convgrad, "bench", args.config, "--name", sid, "--pack", args.pack,
+                            "--threads", str(args.threads), "--min-ms", str(args.min_ms),
+                            "--json"])[0]
+            r["convgrad"].append(rec["median_ms"])
+            r["peak"].append(rec["peak_gflops"])
+            r["gflop"] = rec["gflop"]
+            print(f"round {rnd + 1}/{args.rounds} {sid}: oneDNN {ms:.3f} ms, "
+                  f"convgrad {rec['median_ms']:.3f} ms", file=sys.stderr, flush=True)
+
+    rows = []
+    for sid, problem in shapes:
+        r = results[sid]
+        d_ms, c_ms = statistics.median(r["dnnl"]), statistics.median(r["convgrad"])
+        peak = statistics.median(r["peak"])
+        c_gf, d_gf = r["gflop"] / (c_ms / 1e3), r["gflop"] / (d_ms / 1e3)
+        rows.append({"id": sid, "problem": problem, "gflop": r["gflop"], "convgrad_ms": c_ms,
+                     "convgrad_gflops": c_gf, "pct_peak": 100 * c_gf / peak,
+                     "onednn_ms": d_ms, "onednn_gflops": d_gf, "onednn_impl": sorted(r["impl"]),
+                     "ratio": d_ms / c_ms, "peak_gflops": peak})
+    geomean = math.exp(sum(math.log(row["ratio"]) for row in rows) / len(rows))
+    lines = [f"convgrad ({args.tag}) vs oneDNN, f32, {args.threads} thread(s), medians of "
+             f"{args.rounds} interleaved rounds; peak {rows[0]['peak_gflops']:.0f} GFLOP/s measured",
+             "",
+             "| id | convgrad ms | convgrad GFLOP/s | % peak | oneDNN ms | oneDNN GFLOP/s | "
+             "oneDNN impl | ratio |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+    for row in rows:
+        lines.append(f"| {row['id']} | {row['convgrad_ms']:.2f} | {row['convgrad_gflops']:.0f} | "
+                     f"{row['pct_peak']:.0f}% | {row['onednn_ms']:.2f} | "
+                     f"{row['onednn_gflops']:.0f} | {', '.join(row['onednn_impl'])} | "
+                     f"{row['ratio']:.2f}x |")
+    lines += ["", f"geometric mean of the ratios: {geomean:.2f}x"]
+    os.makedirs(args.out, exist_ok=True)
+    suffix = f"_{args.threads}t_{args.tag}"
+    with open(os.path.join(args.out, f"results{suffix}.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(args.out, f"results{suffix}.json"), "w") as f:
+        json.dump({"threads": args.threads, "rounds": args.rounds, "rows": rows,
+                   "geomean_ratio": geomean}, f, indent=2)
+    print("\n".join(lines))
+
+
+def host_isa(convgrad):
+    plan = subprocess.run([convgrad, "plan", os.path.join(ROOT, "configs", "bench", "S3.json")],
+                          check=True, capture_output=True, text=True).stdout
+    return json.loads(plan)["target"]["isa"]
+
+
+if __name__ == "__main__":
+    main()
