@@ -29,7 +29,7 @@ GEN_OBJS := $(GEN_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/abi_text.o
 TEST_SUPPORT_OBJS := $(TEST_SUPPORT_SRCS:%.c=$(BUILD)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps demo test test-c test-cli test-torch bench clean install
+.PHONY: all deps demo test test-c test-cli test-torch bench clean install fuzz fuzz-build fuzz-regress test-asan test-bins packs
 all: $(BUILD)/convgrad $(BUILD)/libconvgrad.a $(BUILD)/libconvgrad.so
 
 deps:
@@ -45,7 +45,8 @@ deps:
 
 $(BUILD)/%.o: %.c $(wildcard runtime/*.h gen/*.h tests/support/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@echo "  CC    $<"
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The ABI header's text, embedded in the generator so that packs carry the exact header.
 $(BUILD)/gen/abi_text.c: runtime/cg_abi.h
@@ -54,21 +55,24 @@ $(BUILD)/gen/abi_text.c: runtime/cg_abi.h
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 
 $(BUILD)/gen/abi_text.o: $(BUILD)/gen/abi_text.c
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/convgrad: $(BUILD)/gen/main.o $(GEN_OBJS) $(RUNTIME_OBJS)
-	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS)
+	@echo "  LD    $@"
+	@$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/libconvgrad.a: $(RUNTIME_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/libconvgrad.so: $(RUNTIME_OBJS)
-	$(CC) -shared $(ALL_CFLAGS) $^ -o $@ $(LDLIBS)
+	@echo "  LD    $@"
+	@$(CC) -shared $(ALL_CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT_OBJS) $(GEN_OBJS) $(RUNTIME_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/support $^ -o $@ $(LDLIBS) -lcmocka
+	@echo "  LD    $@"
+	@$(CC) $(ALL_CFLAGS) -Itests/support $^ -o $@ $(LDLIBS) -lcmocka
 
 demo: deps all
 	@bash tests/demo.sh
@@ -82,3 +86,92 @@ bench: deps all
 
 clean:
 	rm -rf $(BUILD)
+
+# robustness: fuzz, sanitizers
+#
+#   make fuzz FUZZ_SECONDS=N   build the libFuzzer targets (tests/fuzz/fuzz_*.c) into
+#                              $(BUILD)/fuzz/ and run each for N seconds (default 60) on a
+#                              scratch copy of tests/fuzz/corpus/<target>/; crashes land in
+#                              $(BUILD)/fuzz/artifacts/<target>/
+#   make fuzz-build            only build them
+#   make fuzz-regress          replay tests/fuzz/regressions/<target>/ (every crash ever found)
+#   make test-asan             the C unit tests rebuilt into build-asan/ with ASan + UBSan
+#                              (leak checking on; tests/lsan.supp lists the only suppressions)
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := problem_json npy manifest miopen overrides
+FUZZ_FLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(WARN) -Iruntime -Igen
+# Each target links only the sources its parser needs.
+FUZZ_SRCS_problem_json := gen/problem_json.c runtime/cg_problem.c
+FUZZ_SRCS_npy := runtime/cg_npy.c runtime/cg_problem.c
+FUZZ_SRCS_manifest := runtime/cgrt_manifest.c runtime/cg_problem.c
+FUZZ_SRCS_miopen := gen/miopen_import.c runtime/cg_problem.c
+FUZZ_SRCS_overrides := $(sort $(wildcard gen/plan*.c)) gen/tiles.c \
+	gen/kernel_name.c gen/target.c runtime/cg_problem.c
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+ASAN_BUILD := build-asan
+# -O1: the sanitized host code (parsers, planner, runtime) needs no more, and it halves the
+# rebuild; generated packs are never instrumented and are shared with the plain build.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1
+
+define FUZZ_RULE
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(wildcard runtime/*.h gen/*.h)
+	@mkdir -p $$(dir $$@)
+	clang $(FUZZ_FLAGS) tests/fuzz/fuzz_$(1).c $(FUZZ_SRCS_$(1)) -o $$@ -lcjson -lm
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	@bash tests/fuzz/run.sh $(BUILD)/fuzz 0 $(FUZZ_TARGETS)
+
+test-bins: $(TEST_BINS)
+.SECONDARY: $(TEST_SUPPORT_OBJS)
+
+test-asan:
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(ASAN_FLAGS)" \
+	  EXTRA_LDFLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/convgrad test-bins
+	@export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 CONVGRAD_ASAN=1 \
+	  CONVGRAD_TEST_PACKS=$(CURDIR)/$(BUILD)/test-packs; \
+	  failed=0; for t in $(TEST_BINS:$(BUILD)/%=$(ASAN_BUILD)/%); do \
+	    echo "test-asan: $$t"; $$t || { echo "test-asan: FAIL $$t"; failed=1; }; \
+	  done; exit $$failed
+
+# packs, install, C API example
+#   make packs                 build every configs/packs/*.json into out/packs/<name>/ + .tar.gz
+#                              (PACK_TARGETS=cpu,vulkan to add the shaders; default cpu)
+#   make install PREFIX=DIR    bin/convgrad, lib/libconvgrad.{a,so}, include/convgrad/,
+#                              lib/pkgconfig/convgrad.pc, share/convgrad/templates
+PACK_CONFIGS := $(sort $(wildcard configs/packs/*.json))
+PACK_TARGETS ?= cpu
+CG_VERSION := $(shell sed -n 's/^\#define CG_GENERATOR_VERSION "\(.*\)"/\1/p' runtime/cg_abi.h)
+
+packs: $(BUILD)/convgrad
+	@mkdir -p out/packs
+	@for config in $(PACK_CONFIGS); do name=$$(basename $$config .json); \
+	  echo "packs: $$name ($(PACK_TARGETS))"; \
+	  $(BUILD)/convgrad gen $$config -o out/packs/$$name --target $(PACK_TARGETS) --build || exit 1; \
+	  tar czf out/packs/$$name.tar.gz --exclude=$$name/obj -C out/packs $$name || exit 1; \
+	done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/convgrad $(DESTDIR)$(PREFIX)/share/convgrad
+	install -m 755 $(BUILD)/convgrad $(DESTDIR)$(PREFIX)/bin/convgrad
+	install -m 644 $(BUILD)/libconvgrad.a $(DESTDIR)$(PREFIX)/lib/libconvgrad.a
+	install -m 755 $(BUILD)/libconvgrad.so $(DESTDIR)$(PREFIX)/lib/libconvgrad.so
+	install -m 644 runtime/convgrad.h runtime/cg_abi.h runtime/cg_problem.h \
+	  $(DESTDIR)$(PREFIX)/include/convgrad/
+	rm -rf $(DESTDIR)$(PREFIX)/share/convgrad/templates
+	cp -R templates $(DESTDIR)$(PREFIX)/share/convgrad/templates
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: convgrad' 'Description: runtime for convgrad convolution-gradient kernel packs' \
+	  'Version: $(CG_VERSION)' \
+	  'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lconvgrad -lcjson -ldl -lm -fopenmp' \
+	  'Cflags: -I$${includedir}/convgrad' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/convgrad.pc

@@ -124,7 +124,9 @@ static const char pack_makefile[] =
     "kernels.so: $(OBJECTS)\n"
     "\t$(file >obj/objects.rsp,$(OBJECTS))\n"
     "\t$(CC) -shared @obj/objects.rsp -o $@.tmp && mv $@.tmp $@\n"
-    "-include vulkan.mk\n";
+    "-include vulkan.mk\n"
+    "# keep the precompiled headers between builds\n"
+    ".SECONDARY:\n";
 
 /* Removes src/ files that are not in `keep` (a NULL-terminated list of names). */
 static void remove_stale_sources(const char *dir, char **keep, int keep_count) {

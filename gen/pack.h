@@ -12,6 +12,9 @@ typedef struct cg_gen_options {
     int threads;              /* cores the plans balance for (0: this machine's) */
     const char *config_name;  /* named in the banners */
     const char *plan_file;    /* optional: plan overrides (JSON, see plan_json.h) */
+    /* Vulkan: device class, atomics opt-in and tile overrides of the GLSL kernels
+     * (plan_glsl.h); NULL means the generic class with no overrides. */
+    const struct cg_glsl_options *glsl;
 } cg_gen_options;
 
 /* Emits every problem's kernels into `dir` (created if needed): src/, plans/, Makefile and

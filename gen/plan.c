@@ -128,7 +128,7 @@ static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, cha
     view->buffer = CG_BUF_WORKSPACE;
     view->offset = cg_ws_alloc(plan, cg_view_bytes(view));
     cg_step *step = cg_plan_add_step(plan, CG_STEP_TO_CL, plan->step_count > 0);
-    if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: more than %d steps", CG_MAX_STEPS);
+    if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: steps exceed the generator limit of %d", CG_MAX_STEPS);
     step->tensor = tensor;
     step->dst = *view;
     step->work_items = view->n * view->extent[0] * view->extent[1];
@@ -151,7 +151,7 @@ void cg_place_output(cg_plan *plan, cg_view *view, cg_tensor tensor) {
 cg_status cg_add_from_cl(cg_plan *plan, const cg_view *view, cg_tensor tensor, char *msg) {
     if (view->buffer != CG_BUF_WORKSPACE) return CG_OK;
     cg_step *step = cg_plan_add_step(plan, CG_STEP_FROM_CL, 1);
-    if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: more than %d steps", CG_MAX_STEPS);
+    if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: steps exceed the generator limit of %d", CG_MAX_STEPS);
     step->tensor = tensor;
     step->src = *view;
     step->work_items = view->n * view->logical[0] * view->logical[1];

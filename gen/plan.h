@@ -17,6 +17,7 @@
 #include "cg_problem.h"
 
 #define CG_MAX_STEPS 128
+#define CG_STEPS_LIMIT_TEXT "128"
 #define CG_MAX_FILTER_EXTENT 64 /* per dim: bounds the phase tables */
 #define CG_MAX_TAPS 1024        /* product over dims: bounds the tap tables */
 #define CG_KERNEL_NAME_MAX 160

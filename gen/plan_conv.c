@@ -99,7 +99,7 @@ static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
     conv->cout_pad = blocks * nr;
     cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
     if (!pack) {
-        strcpy(msg, "plan: too many steps");
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
     }
     int index = (int)(pack - plan->steps);
@@ -141,7 +141,7 @@ cg_status cg_plan_fwd(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     cg_place_output(plan, &y_view, CG_T_Y);
     cg_step *conv = cg_plan_add_step(plan, CG_STEP_CONV, 1);
     if (!conv) {
-        strcpy(msg, "plan: too many steps");
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
     }
     init_conv(plan, conv, x_view, &y_view, p->c / p->groups, p->k / p->groups);
@@ -195,7 +195,7 @@ cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view,
     if (plan->needs_zero_fill) {
         cg_step *step = cg_plan_add_step(plan, CG_STEP_ZERO_FILL, 1);
         if (!step) {
-            strcpy(msg, "plan: too many steps");
+            strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
             return CG_ERR_UNSUPPORTED;
         }
         memcpy(step->stride, zero.stride, sizeof zero.stride);
@@ -224,7 +224,7 @@ cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view,
         if (!runs) continue; /* non-empty taps, but no in-range position: zero-filled */
         cg_step *conv = cg_plan_add_step(plan, CG_STEP_CONV, 1);
         if (!conv) {
-            strcpy(msg, "plan: too many steps (stride phases)");
+            strcpy(msg, "plan: stride phases exceed the generator limit of " CG_STEPS_LIMIT_TEXT " steps");
             return CG_ERR_UNSUPPORTED;
         }
         init_conv(plan, conv, dy_view, &dx_view, p->k / p->groups, p->c / p->groups);

@@ -45,7 +45,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                                      : CG_STEP_DW_PARTIAL;
     cg_step *part = cg_plan_add_step(plan, kind, 1);
     if (!part) {
-        strcpy(msg, "plan: too many steps");
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
     }
     part->with_weight = with_weight;
@@ -102,7 +102,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
 
     cg_step *reduce = cg_plan_add_step(plan, CG_STEP_REDUCE, 1);
     if (!reduce) {
-        strcpy(msg, "plan: too many steps");
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
     }
     *reduce = *part;

@@ -83,7 +83,7 @@ void cg_text_close(cg_text *text) {
 cg_status cg_text_status(const cg_text *text) { return text->status; }
 
 char *cg_text_finish(cg_text *text) {
-    if (text->status == CG_OK && !text->data) reserve(text, 0);
+    if (text->status == CG_OK && !text->data && reserve(text, 0)) text->data[0] = '\0';
     if (text->status != CG_OK) {
         cg_text_free(text);
         return NULL;

@@ -15,7 +15,10 @@ static const cg_isa_budget budgets[CG_ISA_COUNT] = {
      * and the broadcast needs a register. */
     [CG_ISA_GENERIC] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 2,
                         .max_mr = 6},
-    /* GLSL tiles are planned by the Vulkan emitter; the CPU budget is unused there. */
+    /* GLSL: only vlen and max_nv matter. They fix the packed-weight block nr = nv*vlen = 4
+     * output channels, which is exactly one vec4: the conv shaders read a block row with one
+     * 16-byte load, and cout_pad wastes at most 3 channels. Workgroup tiles and register blocks
+     * are planned per device class by cg_plan_glsl() (plan_glsl.c), not from this budget. */
     [CG_ISA_GLSL] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 1,
                      .max_mr = 4},
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cg_sha256.h"
+#include "cgrt_manifest.h" /* robustness: structural check of the manifest */
 #include "cgrt_internal.h"
 
 static cg_status fail(char msg[CG_MSG_MAX], cg_status status, const char *fmt, const char *a,
@@ -29,6 +30,12 @@ static cg_status read_manifest(const char *dir, cJSON **manifest, char msg[CG_MS
     }
     fclose(file);
     text[size] = '\0';
+    /* robustness: validate the untrusted manifest's structure before anything reads it. */
+    char reason[CG_MSG_MAX];
+    if (cgrt_manifest_check(text, (size_t)size, reason) != CG_OK) {
+        free(text);
+        return fail(msg, CG_ERR_PACK, "%s: %s", path, reason);
+    }
     *manifest = cJSON_Parse(text);
     free(text);
     if (!*manifest) return fail(msg, CG_ERR_PACK, "%s: not valid JSON%s", path, "");

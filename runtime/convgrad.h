@@ -45,6 +45,13 @@ const char *cgrt_pack_problem_canonical(const cgrt_pack *pack, int index);
  * target. For the CPU, `isa` < 0 picks the best ISA this machine runs among the pack's. */
 cg_status cgrt_executable_create(cgrt_pack *pack, const char *problem, cgrt_target target,
                                  int isa, cgrt_executable **exe, char msg[CG_MSG_MAX]);
+/* Same, by the problem itself: the runtime finalizes a copy of it (cg_problem_finalize: fills
+ * `out`, canonicalizes) and looks up its canonical string (cg_problem_format), so the struct
+ * may hold only the forward parameters, as in the problem JSON. CG_ERR_INVALID with the reason
+ * for an invalid problem or one the pack does not serve. */
+cg_status cgrt_executable_create_for(cgrt_pack *pack, const cg_problem *problem,
+                                     cgrt_target target, int isa, cgrt_executable **exe,
+                                     char msg[CG_MSG_MAX]);
 void cgrt_executable_destroy(cgrt_executable *exe);
 
 const cg_problem *cgrt_executable_problem(const cgrt_executable *exe);

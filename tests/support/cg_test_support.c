@@ -13,6 +13,11 @@
 
 const char *cgt_pack_dir(const char *name) {
     static char path[4096]; /* tests are single-threaded where they name packs */
+    const char *shared = getenv("CONVGRAD_TEST_PACKS");
+    if (shared && *shared) {
+        snprintf(path, sizeof path, "%s/%s", shared, name);
+        return path;
+    }
     char exe[3000];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {

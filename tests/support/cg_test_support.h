@@ -8,8 +8,9 @@
 #include "convgrad.h"
 #include "pack.h"
 
-/* Directory for a test's packs: <build dir of the test binary>/test-packs/<name>, so that
- * builds in different BUILD directories (plain, sanitizers) never share packs. */
+/* Directory for a test's packs: $CONVGRAD_TEST_PACKS/<name>, else <build dir of the test
+ * binary>/test-packs/<name>. The sanitizer run points CONVGRAD_TEST_PACKS at the plain build's
+ * packs: the kernels are the same (packs are never instrumented), so they are not rebuilt. */
 const char *cgt_pack_dir(const char *name);
 
 /* Parses a JSON config text into problems (finalized); aborts the test program on error. */

@@ -1,0 +1,452 @@
+/* test_vulkan.c: every generated GLSL kernel against the reference on Vulkan (lavapipe in CI),
+ * on the edge-case families of the CPU tests, in every dtype and both layout families, with
+ * outputs pre-filled with NaN on the host and poisoned with NaN on the device (an unwritten
+ * position cannot pass), under the Khronos validation layer with synchronization validation:
+ * any validation message fails the run that caused it. Also: determinism of split dw, split
+ * remainders, the float-atomics variant, other device classes' tiles, the staging path of
+ * discrete GPUs, timestamps, and the clean errors (device limits, no driver, no such device).
+ *
+ * No Vulkan at all is a failure, not a skip: `make deps` installs lavapipe.
+ * tests/test_vulkan_subgroups.sh reruns this binary at lavapipe subgroup sizes 4, 8 and 16. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "cg_test_support.h"
+#include "plan_glsl.h"
+
+typedef struct family {
+    const char *name;
+    int rank;
+    const char *body; /* JSON members: everything but name, dtype and layout */
+} family;
+
+/* Small shapes: lavapipe runs about 1-10 GFLOP/s and each pipeline is JIT-compiled, so the
+ * point is coverage of indices and tile edges, not size. */
+static const family families[] = {
+    /* dx: every stride phase, tails of every tile (M, N and K not multiples of the tile) */
+    {"dx_s2_3x3", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":18,\"input\":[9,10],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    /* empty phases: Y=1 s=2, Y=2 s=3, Y=1 s=3, Y=1/2 s=4 */
+    {"dx_1x1_s2", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":17,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
+    {"dx_y2_s3", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":7,\"input\":[17],\"filter\":[2],\"stride\":[3]"},
+    {"dx_y1_s4_y2_s4", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":4,\"k\":9,\"input\":[13,15],\"filter\":[1,2],\"stride\":[4,4]"},
+    /* rocMLIR reproducers (ids {0,3}; groups 4 with pads 0/3), shrunk */
+    {"dx_r1", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":16,\"k\":16,\"input\":[12,19],\"filter\":[2,1],\"stride\":[2,3],\"dilation\":[1,2]"},
+    {"dx_r2", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":16,\"k\":32,\"groups\":4,\"input\":[10,14],\"filter\":[2,1],\"stride\":[2,3],\"dilation\":[1,2],\"pad_lo\":[0,3],\"pad_hi\":[0,3]"},
+    /* gcd(s, d) > 1; dilation holes */
+    {"dx_gcd", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":6,\"k\":10,\"input\":[11,13],\"filter\":[3,2],\"stride\":[2,4],\"dilation\":[2,2],\"pad\":[1,1]"},
+    {"dx_holes", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":9,\"k\":6,\"input\":[19],\"filter\":[3],\"stride\":[3],\"dilation\":[2]"},
+    /* window gaps (s > effective filter) and floor tails; asymmetric and large padding */
+    {"dx_gaps_tail", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":7,\"k\":8,\"input\":[17,8],\"filter\":[2,3],\"stride\":[5,2]"},
+    {"dx_asym", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":8,\"k\":12,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad_lo\":[4,0],\"pad_hi\":[0,3]"},
+    /* groups with Kg != Cg; depthwise; channel multiplier */
+    {"dx_groups", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":8,\"k\":12,\"groups\":4,\"input\":[7,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    {"dx_depthwise", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":24,\"groups\":24,\"input\":[9,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    {"dx_depthwise_c5", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[13],\"filter\":[3],\"stride\":[2],\"pad\":[1]"},
+    {"dx_multiplier", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":12,\"groups\":6,\"input\":[8,7],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* 3-D, 1-D, O = 1, N = C = K = 1, several M/N tiles with a K tail */
+    {"dx_3d", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":4,\"k\":4,\"input\":[4,4,8],\"filter\":[2,2,1],\"stride\":[2,2,3],\"dilation\":[1,1,2]"},
+    {"dx_3d_pad", 3, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":3,\"input\":[5,6,4],\"filter\":[3,3,3],\"pad\":[1,1,1]"},
+    {"dx_o1", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":3,\"k\":4,\"input\":[5],\"filter\":[3],\"stride\":[4]"},
+    {"dx_unit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":1,\"k\":1,\"input\":[6,5],\"filter\":[2,3],\"stride\":[1,2]"},
+    {"dx_wide", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":40,\"k\":70,\"input\":[6,23],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* dw and db: bias row, stride with floor, gaps, groups, depthwise, 1x1 strided, dilation
+     * with asymmetric padding, 3-D, db alone, vec4 and scalar channel paths */
+    {"dw_s1_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":12,\"k\":20,\"input\":[9,11],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"dw_s2", 2, "\"op\":\"bwd_weight\",\"n\":3,\"c\":10,\"k\":33,\"input\":[10,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    {"dw_gaps", 1, "\"op\":\"bwd_weight\",\"n\":2,\"c\":5,\"k\":6,\"input\":[23],\"filter\":[2],\"stride\":[5]"},
+    {"dw_groups_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":8,\"k\":12,\"groups\":4,\"input\":[8,7],\"filter\":[3,2],\"stride\":[1,2],\"pad\":[1,0]"},
+    {"dw_depthwise_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    {"dw_depthwise_c7", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":7,\"k\":7,\"groups\":7,\"input\":[15],\"filter\":[3],\"dilation\":[2],\"pad\":[1]"},
+    {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
+    {"dw_dil_asym", 2, "\"op\":\"bwd_weight\",\"n\":1,\"c\":6,\"k\":7,\"input\":[10,9],\"filter\":[3,3],\"dilation\":[2,3],\"pad_lo\":[3,0],\"pad_hi\":[0,2]"},
+    {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
+    {"dw_big_split", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":8,\"k\":8,\"input\":[19,19],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
+    /* forward, and everything at once */
+    {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
+    {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},
+    {"all_ops", 2, "\"op\":[\"fwd\",\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":9,\"k\":11,\"input\":[7,8],\"filter\":[3,2],\"stride\":[2,1],\"pad_lo\":[1,0],\"pad_hi\":[0,1]"},
+};
+
+#define FAMILY_COUNT ((int)(sizeof families / sizeof families[0]))
+
+typedef struct variant {
+    const char *tag, *dtype;
+    int channels_last;
+} variant;
+
+/* Each family runs in two variants, one per layout family, rotating over the dtypes (f32 with
+ * f16, f32 with bf16, f16 with bf16): every family meets both layouts, every dtype meets about
+ * two thirds of the families. all_ops runs in all six. */
+static const variant variants[] = {
+    {"f32_nc", "f32", 0}, {"f32_nl", "f32", 1}, {"f16_nc", "f16", 0},
+    {"f16_nl", "f16", 1}, {"bf16_nc", "bf16", 0}, {"bf16_nl", "bf16", 1},
+};
+#define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
+
+static int family_runs(int f, int v) {
+    return !strcmp(families[f].name, "all_ops") || v == f % VARIANT_COUNT ||
+           v == (f + 3) % VARIANT_COUNT;
+}
+
+static char *config_text(int (*runs)(int, int)) {
+    size_t cap = 1 << 17, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "{\"problems\": [");
+    int first = 1;
+    for (int f = 0; f < FAMILY_COUNT; f++)
+        for (int v = 0; v < VARIANT_COUNT; v++) {
+            if (!runs(f, v)) continue;
+            len += (size_t)snprintf(text + len, cap - len,
+                                    "%s{\"name\":\"%s_%s\",\"dtype\":\"%s\",\"layout\":\"%s\",%s}",
+                                    first ? "" : ",", families[f].name, variants[v].tag,
+                                    variants[v].dtype,
+                                    cg_layout_name(families[f].rank, variants[v].channels_last),
+                                    families[f].body);
+            first = 0;
+        }
+    snprintf(text + len, cap - len, "]}");
+    return text;
+}
+
+typedef struct suite {
+    cgrt_pack *pack;
+    cg_problem *problems;
+    int count;
+} suite;
+
+static suite the_suite;
+
+/* Generates, builds and opens a Vulkan pack under build/test-packs/<leaf>. */
+static cgrt_pack *vulkan_pack(const char *leaf, const cg_problem *problems, int count,
+                              const cg_glsl_options *glsl, const char *plan_file) {
+    cg_gen_options options = {.targets = CG_TARGET_VULKAN,
+                              .config_name = "tests/test_vulkan.c",
+                              .plan_file = plan_file,
+                              .glsl = glsl};
+    char msg[CG_MSG_MAX];
+    const char *dir = cgt_pack_dir(leaf);
+    cgrt_pack *pack = NULL;
+    if (cgt_build_pack(dir, problems, count, &options, msg) != CG_OK ||
+        cgrt_pack_open(dir, &pack, msg) != CG_OK)
+        fail_msg("pack %s: %s", dir, msg);
+    return pack;
+}
+
+static int setup(void **state) {
+    /* Validation with synchronization validation, device-side NaN poison, and a quiet
+     * vulkaninfo-style environment; read when the Vulkan context is created. */
+    setenv("CONVGRAD_VK_VALIDATION", "1", 1);
+    setenv("CONVGRAD_VK_POISON", "1", 1);
+    if (!getenv("XDG_RUNTIME_DIR")) setenv("XDG_RUNTIME_DIR", "/tmp", 1);
+    suite *s = &the_suite;
+    char *text = config_text(family_runs);
+    s->problems = cgt_parse(text, &s->count);
+    free(text);
+    cg_gen_options options = {.targets = CG_TARGET_VULKAN, .config_name = "tests/test_vulkan.c"};
+    char msg[CG_MSG_MAX];
+    const char *dir = cgt_pack_dir("vulkan");
+    if (cgt_build_pack(dir, s->problems, s->count, &options, msg) != CG_OK ||
+        cgrt_pack_open(dir, &s->pack, msg) != CG_OK) {
+        fprintf(stderr, "pack %s: %s\n", dir, msg);
+        return -1;
+    }
+    *state = s;
+    return 0;
+}
+
+static int teardown(void **state) {
+    suite *s = *state;
+    if (!s) return 0;
+    cgrt_pack_close(s->pack);
+    free(s->problems);
+    return 0;
+}
+
+static const cg_problem *find(const suite *s, const char *name) {
+    for (int i = 0; i < s->count; i++)
+        if (!strcmp(s->problems[i].name, name)) return &s->problems[i];
+    fail_msg("no problem %s", name);
+    return NULL;
+}
+
+static int check_all(cgrt_pack *pack, const cg_problem *problems, int count, const char *what) {
+    int failures = 0;
+    for (int i = 0; i < count; i++) {
+        char report[512];
+        if (!cgt_check(pack, &problems[i], CGRT_TARGET_VULKAN, -1, 0, report, sizeof report,
+                       NULL)) {
+            print_error("%s: %s\n", what, report);
+            failures++;
+        }
+    }
+    print_message("%s: %d problems, %d failures\n", what, count, failures);
+    return failures;
+}
+
+static void test_families(void **state) {
+    suite *s = *state;
+    assert_int_equal(check_all(s->pack, s->problems, s->count, "families"), 0);
+}
+
+/* The same plan gives the same bits: partials are reduced in a fixed order. */
+static void test_split_dw_is_deterministic(void **state) {
+    suite *s = *state;
+    const cg_problem *problem = find(s, "dw_big_split_f32_nl");
+    void *first[CG_T_COUNT], *second[CG_T_COUNT];
+    char report[512];
+    assert_true(cgt_check(s->pack, problem, CGRT_TARGET_VULKAN, -1, 0, report, sizeof report,
+                          first));
+    assert_true(cgt_check(s->pack, problem, CGRT_TARGET_VULKAN, -1, 0, report, sizeof report,
+                          second));
+    assert_memory_equal(first[CG_T_DW], second[CG_T_DW], (size_t)cg_tensor_elems(problem, CG_T_DW) * 4);
+    assert_memory_equal(first[CG_T_DB], second[CG_T_DB], (size_t)cg_tensor_elems(problem, CG_T_DB) * 4);
+    for (int t = 0; t < CG_T_COUNT; t++) free(first[t]), free(second[t]);
+}
+
+static const char remainder_config[] =
+    "{\"problems\": ["
+    "{\"name\":\"rem\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":6,\"k\":10,"
+    "\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]},"
+    "{\"name\":\"rem_nl\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NHWC\",\"n\":3,"
+    "\"c\":8,\"k\":12,\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]},"
+    "{\"name\":\"rem_dw\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":10,\"k\":10,"
+    "\"groups\":10,\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]},"
+    "{\"name\":\"rem_db\",\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":10,"
+    "\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]}]}";
+
+/* Split factors that divide nothing (5 splits of 21 rows), one split per row, and more splits
+ * asked than rows. */
+static void test_split_remainders(void **state) {
+    (void)state;
+    const int splits[] = {5, 21, 1000};
+    for (int i = 0; i < 3; i++) {
+        char path[4200], leaf[64], msg[CG_MSG_MAX];
+        snprintf(path, sizeof path, "%s", cgt_pack_dir(""));
+        cg_make_dirs(path, msg);
+        snprintf(leaf, sizeof leaf, "vulkan-splits%d.json", splits[i]);
+        snprintf(path, sizeof path, "%s", cgt_pack_dir(leaf));
+        FILE *file = fopen(path, "w");
+        assert_non_null(file);
+        fprintf(file, "{\"splits\": %d}\n", splits[i]);
+        fclose(file);
+        int count;
+        cg_problem *problems = cgt_parse(remainder_config, &count);
+        snprintf(leaf, sizeof leaf, "vulkan-splits%d", splits[i]);
+        cgrt_pack *pack = vulkan_pack(leaf, problems, count, NULL, path);
+        assert_int_equal(check_all(pack, problems, count, leaf), 0);
+        cgrt_pack_close(pack);
+        free(problems);
+    }
+}
+
+/* Opt-in variant: dense dw partials added with float atomics into one partial. */
+static void test_atomic_variant(void **state) {
+    (void)state;
+    int count;
+    cg_problem *problems = cgt_parse(remainder_config, &count);
+    cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC, .atomics = 1};
+    cgrt_pack *pack = vulkan_pack("vulkan-atomics", problems, count, &glsl, NULL);
+    assert_int_equal(check_all(pack, problems, count, "atomics"), 0);
+    cgrt_pack_close(pack);
+    free(problems);
+}
+
+static int class_runs(int f, int v) {
+    static const char *const names[] = {"dx_s2_3x3", "dx_wide", "dw_s1_bias", "dw_s2",
+                                        "dx_depthwise", "all_ops"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(families[f].name, names[i])) return v == 0 || v == 3;
+    return 0;
+}
+
+/* The tiles of the other device classes (larger workgroups and register blocks) compute the
+ * same thing; lavapipe has room for all of them. */
+static void test_device_classes(void **state) {
+    (void)state;
+    char *text = config_text(class_runs);
+    int count;
+    cg_problem *problems = cgt_parse(text, &count);
+    free(text);
+    const cg_device_class classes[] = {CG_DEVICE_LAVAPIPE, CG_DEVICE_NVIDIA, CG_DEVICE_AMD};
+    for (int c = 0; c < 3; c++) {
+        cg_glsl_options glsl = {.device_class = classes[c]};
+        char leaf[64];
+        snprintf(leaf, sizeof leaf, "vulkan-%s", cg_device_class_name(classes[c]));
+        cgrt_pack *pack = vulkan_pack(leaf, problems, count, &glsl, NULL);
+        assert_int_equal(check_all(pack, problems, count, leaf), 0);
+        cgrt_pack_close(pack);
+    }
+    free(problems);
+}
+
+/* The discrete-GPU path: device-local buffer, staging copies in the same command buffer. */
+static void test_staging_path(void **state) {
+    suite *s = *state;
+    setenv("CONVGRAD_VK_STAGING", "1", 1);
+    const char *names[] = {"all_ops_f32_nc", "all_ops_bf16_nl", "dx_s2_3x3_f32_nc",
+                           "dw_depthwise_bias_f32_nl", "db_only_f16_nc"};
+    int failures = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const cg_problem *problem = NULL;
+        for (int j = 0; j < s->count; j++)
+            if (!strcmp(s->problems[j].name, names[i])) problem = &s->problems[j];
+        if (!problem) continue;
+        char report[512];
+        if (!cgt_check(s->pack, problem, CGRT_TARGET_VULKAN, -1, 0, report, sizeof report, NULL)) {
+            print_error("staging: %s\n", report);
+            failures++;
+        }
+    }
+    unsetenv("CONVGRAD_VK_STAGING");
+    assert_int_equal(failures, 0);
+}
+
+/* cgrt_last_device_ms: timestamps around the dispatches of the last run. */
+static void test_timestamps(void **state) {
+    suite *s = *state;
+    const cg_problem *problem = find(s, "all_ops_f32_nc");
+    cgrt_executable *exe;
+    char msg[CG_MSG_MAX];
+    assert_int_equal(cgrt_executable_create(s->pack, problem->name, CGRT_TARGET_VULKAN, -1, &exe,
+                                            msg),
+                     CG_OK);
+    assert_true(cgrt_last_device_ms(exe) < 0);
+    void *tensors[CG_T_COUNT] = {0};
+    for (int t = 0; t < CG_T_COUNT; t++) {
+        int64_t n = cg_tensor_elems(problem, (cg_tensor)t);
+        if (!cg_problem_reads(problem, (cg_tensor)t) && !cg_problem_writes(problem, (cg_tensor)t))
+            continue;
+        tensors[t] = malloc((size_t)n * 4);
+        cgt_fill_random(tensors[t], n, problem->dtype, (uint32_t)t);
+    }
+    for (int rep = 0; rep < 2; rep++) {
+        cg_status status = cgrt_run(exe, tensors, NULL, 0, msg);
+        if (status != CG_OK) fail_msg("run %d: %s", rep, msg);
+        double ms = cgrt_last_device_ms(exe);
+        print_message("device time %.3f ms\n", ms);
+        assert_true(ms > 0 && ms < 10000);
+    }
+    for (int t = 0; t < CG_T_COUNT; t++) free(tensors[t]);
+    cgrt_executable_destroy(exe);
+}
+
+static cgrt_pack *limits_pack(void) {
+    int count;
+    cg_problem *problems = cgt_parse(
+        "{\"name\":\"limits\",\"op\":\"fwd\",\"n\":1,\"c\":8,\"k\":8,\"input\":[6,6],"
+        "\"filter\":[3,3]}",
+        &count);
+    /* 256x256 tile, 32 deep: 4 * 32 * (256 + 256) = 64 KiB of shared memory, beyond lavapipe's
+     * 32 KiB and NVIDIA's 48 KiB, with a 16x16 block (256 invocations, a valid size). */
+    cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC,
+                            .force_bm = 256, .force_bn = 256, .force_bk = 32,
+                            .force_tm = 16, .force_tn = 16};
+    cgrt_pack *pack = vulkan_pack("vulkan-limits", problems, count, &glsl, NULL);
+    free(problems);
+    return pack;
+}
+
+static void test_shared_memory_limit(void **state) {
+    (void)state;
+    cgrt_pack *pack = limits_pack();
+    cgrt_executable *exe = NULL;
+    char msg[CG_MSG_MAX] = "";
+    cg_status status = cgrt_executable_create(pack, "limits", CGRT_TARGET_VULKAN, -1, &exe, msg);
+    print_message("refused: %s\n", msg);
+    assert_int_equal(status, CG_ERR_LIMIT);
+    assert_null(exe);
+    assert_non_null(strstr(msg, "shared memory 65536 B exceeds the device limit"));
+    assert_non_null(strstr(msg, "maxComputeSharedMemorySize"));
+    cgrt_pack_close(pack);
+}
+
+/* A kernel whose push-constant block is larger than the device allows (the manifest edited, as
+ * a pack made for another device could be) is refused before any pipeline is created. */
+static void test_push_constant_limit(void **state) {
+    (void)state;
+    cgrt_pack *pack = limits_pack();
+    cgrt_pack_close(pack);
+    char path[4200], msg[CG_MSG_MAX] = "";
+    snprintf(path, sizeof path, "%s/manifest.json", cgt_pack_dir("vulkan-limits"));
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    static char text[1 << 20];
+    size_t size = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[size] = '\0';
+    cJSON *manifest = cJSON_Parse(text);
+    assert_non_null(manifest);
+    cJSON *problem = cJSON_GetArrayItem(cJSON_GetObjectItem(manifest, "problems"), 0);
+    cJSON *variant = cJSON_GetArrayItem(cJSON_GetObjectItem(problem, "vulkan"), 0);
+    cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItem(variant, "steps"), 0);
+    cJSON_ReplaceItemInObject(step, "push_bytes", cJSON_CreateNumber(65536));
+    char *edited = cJSON_Print(manifest);
+    file = fopen(path, "wb");
+    assert_non_null(file);
+    fputs(edited, file);
+    fclose(file);
+    free(edited);
+    cJSON_Delete(manifest);
+    assert_int_equal(cgrt_pack_open(cgt_pack_dir("vulkan-limits"), &pack, msg), CG_OK);
+    cgrt_executable *exe = NULL;
+    cg_status status = cgrt_executable_create(pack, "limits", CGRT_TARGET_VULKAN, -1, &exe, msg);
+    print_message("refused: %s\n", msg);
+    assert_int_equal(status, CG_ERR_LIMIT);
+    assert_non_null(strstr(msg, "push constant block 65536 B exceeds the device limit"));
+    assert_non_null(strstr(msg, "maxPushConstantsSize"));
+    cgrt_pack_close(pack);
+}
+
+/* Environment read when the process's Vulkan context is created (no executable alive). */
+static void expect_device_error(suite *s, const char *variable, const char *value,
+                                const char *expected) {
+    const char *old = getenv(variable);
+    char saved[4096] = "";
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    setenv(variable, value, 1);
+    cgrt_executable *exe = NULL;
+    char msg[CG_MSG_MAX] = "";
+    cg_status status =
+        cgrt_executable_create(s->pack, s->problems[0].name, CGRT_TARGET_VULKAN, -1, &exe, msg);
+    if (old) setenv(variable, saved, 1);
+    else unsetenv(variable);
+    print_message("%s=%s: %s\n", variable, value, msg);
+    assert_int_equal(status, CG_ERR_DEVICE);
+    assert_null(exe);
+    assert_non_null(strstr(msg, expected));
+}
+
+static void test_no_such_device(void **state) {
+    expect_device_error(*state, "CONVGRAD_VK_DEVICE", "no-such-gpu-xyz", "matches no Vulkan");
+}
+
+static void test_no_driver(void **state) {
+    expect_device_error(*state, "VK_ICD_FILENAMES", "/nonexistent/convgrad_icd.json",
+                        "no Vulkan driver found");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_families),
+        cmocka_unit_test(test_split_dw_is_deterministic),
+        cmocka_unit_test(test_split_remainders),
+        cmocka_unit_test(test_atomic_variant),
+        cmocka_unit_test(test_device_classes),
+        cmocka_unit_test(test_staging_path),
+        cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_shared_memory_limit),
+        cmocka_unit_test(test_push_constant_limit),
+        cmocka_unit_test(test_no_such_device),
+        cmocka_unit_test(test_no_driver),
+    };
+    return cmocka_run_group_tests_name("vulkan", tests, setup, teardown);
+}
