@@ -116,6 +116,18 @@ int cg_view_padded(const cg_view *view) {
     return 0;
 }
 
+/* Work items of a layout reorder. f32 channels-first tensors are transposed per (n, block of
+ * transpose-width channels), so that every item streams whole channel planes; the other
+ * reorders copy contiguous rows, one item per row. */
+static int64_t reorder_items(const cg_plan *plan, const cg_view *view, const int64_t rows[3]) {
+    const cg_problem *p = &plan->problem;
+    if (p->dtype == CG_F32 && !p->channels_last) {
+        int64_t width = cg_isa_budget_of(plan->target.isa)->transpose_width;
+        return view->n * ((view->channels + width - 1) / width);
+    }
+    return view->n * rows[0] * rows[1];
+}
+
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
  * channels-last, else in the workspace behind a TO_CL step. */
 static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, char *msg) {
@@ -131,7 +143,7 @@ static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, cha
     if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: steps exceed the generator limit of %d", CG_MAX_STEPS);
     step->tensor = tensor;
     step->dst = *view;
-    step->work_items = view->n * view->extent[0] * view->extent[1];
+    step->work_items = reorder_items(plan, view, view->extent);
     cg_name_step(plan, step, tensor == CG_T_X ? "toclx" : "tocldy");
     return CG_OK;
 }
@@ -154,7 +166,7 @@ cg_status cg_add_from_cl(cg_plan *plan, const cg_view *view, cg_tensor tensor, c
     if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: steps exceed the generator limit of %d", CG_MAX_STEPS);
     step->tensor = tensor;
     step->src = *view;
-    step->work_items = view->n * view->logical[0] * view->logical[1];
+    step->work_items = reorder_items(plan, view, view->logical);
     cg_name_step(plan, step, tensor == CG_T_DX ? "fromcldx" : "fromcly");
     return CG_OK;
 }

@@ -10,6 +10,7 @@ typedef struct cg_isa_budget {
     int broadcast_needs_register; /* 1 if a broadcast operand cannot fold into the FMA */
     int max_nv;                   /* vectors across the lane dimension of one tile */
     int max_mr;                   /* rows (pixels or channels) of one tile */
+    int transpose_width;          /* CG_TB of the ISA prelude: the register-transposed block */
 } cg_isa_budget;
 
 const cg_isa_budget *cg_isa_budget_of(cg_isa isa);
