@@ -137,9 +137,63 @@ static void set_row_copy(cg_template_values *v, const cg_problem *p, const cg_vi
     }
 }
 
+/* Tap tables of a planar step, and the x range where every tap stays inside the row. */
+static void set_planar_taps(cg_template_values *v, const cg_step *s) {
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+    int64_t column[3][CG_MAX_TAPS], map[CG_MAX_TAPS], min2 = 0, max2 = 0, max1 = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        for (int i = 0; i < 3; i++) column[i][t] = s->tap_offset[t][i];
+        map[t] = s->tap_map[t];
+        if (t == 0 || column[1][t] > max1) max1 = column[1][t];
+        if (t == 0 || column[2][t] < min2) min2 = column[2][t];
+        if (t == 0 || column[2][t] > max2) max2 = column[2][t];
+    }
+    cg_values_int(v, "TAPS", taps);
+    set_list(v, "OFF0", column[0], (int)taps);
+    set_list(v, "OFF1", column[1], (int)taps);
+    set_list(v, "OFF2", column[2], (int)taps);
+    cg_values_int(v, "FAST_LO", min2 < 0 ? -min2 : 0);
+    cg_values_int(v, "FAST_END", s->src.logical[2] - max2);
+    cg_values_int(v, "MAX_OFF1", max1);
+    if (s->kind == CG_STEP_PLANAR_DEPTHWISE) set_list(v, "WEIGHT_INDEX", map, (int)taps);
+}
+
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
+    case CG_STEP_PLANAR_DEPTHWISE:
+    case CG_STEP_PLANAR_DW_PARTIAL: {
+        int dw = s->kind == CG_STEP_PLANAR_DW_PARTIAL;
+        cg_values_set(v, dw ? "X_BUF" : "IN_BUF", "%s", buffer_symbol(s->src.buffer));
+        set_triple(v, "IN", s->src.logical);
+        set_triple(v, "OUT", dw ? s->out : s->dst.logical);
+        cg_values_int(v, "CHANNELS", s->cout_g);
+        cg_values_int(v, "BATCH", s->src.n);
+        if (s->with_weight || !dw) set_planar_taps(v, s);
+        if (!dw) {
+            cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
+            cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
+            return "cpu/planar_depthwise.c.in";
+        }
+        if (!s->with_weight) { /* db alone: no taps to read */
+            int64_t zero = 0;
+            cg_values_int(v, "TAPS", 1);
+            set_list(v, "OFF0", &zero, 1);
+            set_list(v, "OFF1", &zero, 1);
+            set_list(v, "OFF2", &zero, 1);
+            cg_values_int(v, "FAST_LO", 0);
+            cg_values_int(v, "FAST_END", s->src.logical[2]);
+            cg_values_int(v, "MAX_OFF1", 0);
+        }
+        cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+        cg_values_int(v, "SPLITS", s->splits);
+        cg_values_int(v, "ROWS", s->rows);
+        cg_values_int(v, "WITH_WEIGHT", s->with_weight);
+        cg_values_int(v, "WITH_BIAS", s->with_bias);
+        cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+        cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+        return "cpu/planar_dw_partial.c.in";
+    }
     case CG_STEP_CONV:
         set_view(v, "SRC", &s->src);
         set_view(v, "DST", &s->dst);

@@ -42,7 +42,8 @@ int64_t cg_gcd(int64_t a, int64_t b) {
 
 static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
-    "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl"};
+    "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
+    "planar_depthwise", "planar_dw_partial"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -213,6 +214,14 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     int want_fwd = (p->ops & CG_OP_FWD) != 0;
     int want_dw = (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) != 0;
 
+    /* Depthwise stride-1 problems on f32 channels-first tensors run on the planes directly:
+     * lanes along the row, no reorder in or out (plan_planar.c). */
+    if (cg_planar_applies(plan, &dims)) {
+        if (want_dx) cg_plan_phases(plan, &dims, (int64_t[3]){0}, (int64_t[3]){0});
+        status = cg_plan_planar(plan, &dims, msg);
+        if (status == CG_OK) cg_plan_close_regions(plan);
+        return status;
+    }
     /* Stride phases first: their reads fix how much zero padding the dy view needs. */
     int64_t dy_pad_lo[3] = {0, 0, 0}, dy_pad_hi[3] = {0, 0, 0};
     if (want_dx) cg_plan_phases(plan, &dims, dy_pad_lo, dy_pad_hi);
@@ -258,6 +267,8 @@ void cg_plan_close_regions(cg_plan *plan) {
 
 int cg_step_region(cg_step_kind kind) {
     switch (kind) {
+    case CG_STEP_PLANAR_DEPTHWISE:
+    case CG_STEP_PLANAR_DW_PARTIAL: return 2;
     case CG_STEP_TO_CL:
     case CG_STEP_PACK_W: return 1;
     case CG_STEP_REDUCE:

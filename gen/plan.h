@@ -34,6 +34,8 @@ typedef enum cg_step_kind {
     CG_STEP_DB_PARTIAL,  /* db alone: partial sums of dy */
     CG_STEP_REDUCE,      /* partials -> dw and/or db in the problem's layout and dtype */
     CG_STEP_FROM_CL,     /* f32 channels-last view -> output tensor (layout, dtype) */
+    CG_STEP_PLANAR_DEPTHWISE,  /* depthwise stride-1 fwd or dx straight on f32 NC... planes */
+    CG_STEP_PLANAR_DW_PARTIAL, /* depthwise stride-1 dw (and db) partials on f32 NC... planes */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -91,6 +93,10 @@ typedef struct cg_step {
     int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
     int with_weight, with_bias;
     int64_t stride[3], dilation[3], pad_lo[3], out[3], filter[3];
+
+    /* PLANAR_*: tap t reads the input plane at output position + tap_offset[t] per internal
+     * dim (stride 1), and weight element tap_map[t] of its channel. */
+    int32_t tap_offset[CG_MAX_TAPS][3];
 
     /* ZERO_FILL: per dim, the positions written by phase t are zf_first + stride*i for
      * i < zf_count (t < zf_phases); everything else in that dim is unwritten. */

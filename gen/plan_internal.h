@@ -36,6 +36,10 @@ cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view,
 cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                      const cg_view *dy_view, char *msg);
 
+/* plan_planar.c: whether the planar depthwise path serves the problem, and its steps. */
+int cg_planar_applies(const cg_plan *plan, const cg_dims *dims);
+cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
+
 /* Split factor of a reduction over `rows` rows of `row_pixels` pixels into partial sums,
  * given `tiles` independent output tiles (plan_dw.c). */
 int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixels,

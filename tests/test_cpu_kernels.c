@@ -60,6 +60,9 @@ static const family families[] = {
     {"dw_depthwise_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
     {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
     {"dw_dil_asym", 2, "\"op\":\"bwd_weight\",\"n\":1,\"c\":6,\"k\":7,\"input\":[10,9],\"filter\":[3,3],\"dilation\":[2,3],\"pad_lo\":[3,0],\"pad_hi\":[0,2]"},
+    {"dw_dx_planar_s1", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[5,200],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"planar_dilated_asym", 2, "\"op\":[\"fwd\",\"bwd_data\",\"bwd_weight\"],\"n\":1,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,70],\"filter\":[3,5],\"dilation\":[2,3],\"pad_lo\":[2,7],\"pad_hi\":[1,0]"},
+    {"planar_3d_db", 3, "\"op\":[\"bwd_data\",\"bwd_bias\"],\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[4,5,19],\"filter\":[3,1,3],\"pad\":[1,0,2]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
     {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
     /* forward, and everything at once */

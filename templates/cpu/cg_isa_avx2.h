@@ -27,6 +27,28 @@ static inline void cg_st_f16(void *p, int64_t i, float v) {
     ((uint16_t *)p)[i] = _cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT);
 }
 
+/* Lanes [lo, hi) of p[0 .. CG_VLEN), zero elsewhere; masked lanes are never read. */
+static inline cg_vec cg_vload_range(const float *p, int lo, int hi) {
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i mask = _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(lo - 1)),
+                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lane));
+    return _mm256_maskload_ps(p, mask);
+}
+static inline float cg_vhsum(cg_vec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+/* Zeroes the lanes outside [lo, hi) of a register. */
+static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i mask = _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(lo - 1)),
+                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lane));
+    return _mm256_and_ps(v, _mm256_castsi256_ps(mask));
+}
+
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
 #define CG_TB 8
 static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,

@@ -30,6 +30,19 @@ static inline void cg_st_f16(void *p, int64_t i, float v) {
     ((uint16_t *)p)[i] = _cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT);
 }
 
+/* Lanes [lo, hi) of p[0 .. CG_VLEN), zero elsewhere; masked lanes are never read, so p may
+ * point before or past the buffer where those lanes are. */
+static inline cg_vec cg_vload_range(const float *p, int lo, int hi) {
+    return _mm512_maskz_loadu_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), p);
+}
+static inline float cg_vhsum(cg_vec v) { return _mm512_reduce_add_ps(v); }
+
+/* Zeroes the lanes outside [lo, hi) of a register: with a plain load in front, the cheap
+ * way to clip a vector (masked loads are slow on some cores when lanes are masked off). */
+static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
+    return _mm512_maskz_mov_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
+}
+
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. Four
  * shuffle stages in registers instead of 256 scalar strided moves (layout reorders are
  * memory-bound only once the strided side is handled a block at a time). */

@@ -71,6 +71,21 @@ static inline void cg_st_f16(void *p, int64_t i, float value) {
     ((uint16_t *)p)[i] = out;
 }
 
+/* Lanes [lo, hi) of p[0 .. CG_VLEN), zero elsewhere; other lanes are never read. */
+static inline cg_vec cg_vload_range(const float *p, int lo, int hi) {
+    cg_vec v = {0};
+    for (int i = lo; i < hi; i++) v[i] = p[i];
+    return v;
+}
+static inline float cg_vhsum(cg_vec v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+
+/* Zeroes the lanes outside [lo, hi) of a register. */
+static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
+    for (int i = 0; i < CG_VLEN; i++)
+        if (i < lo || i >= hi) v[i] = 0.0f;
+    return v;
+}
+
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
 #define CG_TB 4
 static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
