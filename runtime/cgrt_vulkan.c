@@ -277,7 +277,7 @@ static void order_dispatch(const cgrt_vulkan_state *vk, const cgrt_vk_step *s, t
     }
     static int experiment_count; /* TEMPORARY: drop the k-th barrier of each command buffer */
     if (!t->count && !t->pending[0].end) experiment_count = 0;
-    if (needed && getenv("CG_DROP_BARRIER") && ++experiment_count == atoi(getenv("CG_DROP_BARRIER"))) needed = 0;
+    if (needed && getenv("CG_DROP_BARRIER") && ++experiment_count == atoi(getenv("CG_DROP_BARRIER"))) { needed = 0; fprintf(stderr, "DROPPED before %s\n", s->kernel); }
     if (needed) {
         barrier(vk->context, vk->command, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,

@@ -43,6 +43,8 @@ static const family families[] = {
     {"dx_asym", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":8,\"k\":12,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad_lo\":[4,0],\"pad_hi\":[0,3]"},
     /* groups with Kg != Cg; depthwise; channel multiplier */
     {"dx_groups", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":8,\"k\":12,\"groups\":4,\"input\":[7,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    /* 8 channels per group: tile stores spill onto the next group's channels (same pixel) */
+    {"dx_groups8", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":32,\"k\":32,\"groups\":4,\"input\":[7,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
     {"dx_depthwise", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":24,\"groups\":24,\"input\":[9,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
     {"dx_multiplier", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":12,\"groups\":6,\"input\":[8,7],\"filter\":[3,3],\"pad\":[1,1]"},
     /* 3-D (rocMLIR R4 shape) and 1-D, O = 1, N = C = K = 1 */
