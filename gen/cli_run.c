@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cg_npy.h"
 #include "cg_reference.h"
@@ -95,18 +96,31 @@ static cg_status write_outputs(const cg_problem *p, const char *dir, tensor_set 
         snprintf(msg, CG_MSG_MAX, "cannot create the output directory: %s", strerror(errno));
         return CG_ERR_IO;
     }
+    /* Every output is first written complete under a temporary name, and only then are they
+     * renamed into place: a failure or a kill leaves no partial file and no partial set
+     * (short of one between the renames). */
+    char staged[CG_T_COUNT][4300];
+    cg_status status = CG_OK;
     for (int t = 0; t < CG_T_COUNT; t++) {
-        if (!cg_problem_writes(p, (cg_tensor)t)) continue;
+        staged[t][0] = '\0';
+        if (!cg_problem_writes(p, (cg_tensor)t) || status != CG_OK) continue;
+        snprintf(staged[t], sizeof staged[t], "%s/.%s.npy.staged.%ld", dir,
+                 cg_tensor_name((cg_tensor)t), (long)getpid());
+        status = cg_npy_write(staged[t], p->dtype, set->ndim[t], set->dims[t], set->data[t], msg);
+        if (status != CG_OK) snprintf(where, where_cap, "%s", dir);
+    }
+    for (int t = 0; t < CG_T_COUNT; t++) {
+        if (!staged[t][0]) continue;
         char path[4200];
         snprintf(path, sizeof path, "%s/%s.npy", dir, cg_tensor_name((cg_tensor)t));
-        cg_status status =
-            cg_npy_write(path, p->dtype, set->ndim[t], set->dims[t], set->data[t], msg);
-        if (status != CG_OK) {
+        if (status == CG_OK && rename(staged[t], path) != 0) {
             snprintf(where, where_cap, "%s", path);
-            return status;
+            snprintf(msg, CG_MSG_MAX, "cannot move into place: %s", strerror(errno));
+            status = CG_ERR_IO;
         }
+        if (status != CG_OK) unlink(staged[t]);
     }
-    return CG_OK;
+    return status;
 }
 
 int cg_cmd_run(int argc, char **argv) {

@@ -278,7 +278,7 @@ static void put_buffers(const cg_plan *plan, const cg_step *s, values *v) {
     cg_text_init(&text);
     for (int i = 0; i < n; i++) {
         const char *access = b[i].reads && !b[i].writes   ? "readonly "
-                             : b[i].writes && !b[i].reads ? ""
+                             : b[i].writes && !b[i].reads ? "writeonly "
                                                           : "";
         if (b[i].tensor) {
             cg_text_line(&text, "layout(std430, binding = %d) %sbuffer cg_%s_t { CG_ELEM %s[]; };",

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sweep_internal.h"
 
@@ -203,7 +204,7 @@ static void write_plot(const char *dir, const results *r, const char *title) {
     if (width < 900) width = 900;
     if (width > 30000) width = 30000;
     fprintf(gp, "set terminal pngcairo size %d,700 noenhanced font ',8'\n"
-                "set output 'plot.png'\n"
+                "set output 'plot.png.tmp'\n"
                 "set title 'convgrad sweep %s: GFLOP/s per problem and target'\n"
                 "set datafile missing '?'\n"
                 "set style data histograms\nset style histogram clustered gap 1\n"
@@ -225,7 +226,9 @@ static void write_plot(const char *dir, const results *r, const char *title) {
     else fputc('\n', gp);
     fclose(gp);
     char command[9000];
-    snprintf(command, sizeof command, "cd '%s' && gnuplot plot.gp 2>gnuplot.log", dir);
+    /* gnuplot writes plot.png.tmp; renamed only once complete */
+    snprintf(command, sizeof command,
+             "cd '%s' && gnuplot plot.gp 2>gnuplot.log && mv -f plot.png.tmp plot.png", dir);
     if (system(command) != 0)
         fprintf(stderr, "convgrad sweep: gnuplot failed or is missing (see %s/gnuplot.log); "
                         "no plot.png\n", dir);
@@ -243,15 +246,22 @@ cg_status cg_sweep_report(const char *dir, const char *title, int *failures,
     }
     *failures = 0;
     for (int i = 0; i < r.count; i++) *failures += !flag(r.items[i], "pass");
-    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char final_path[4400];
+    snprintf(final_path, sizeof final_path, "%s/summary.md", dir);
+    snprintf(path, sizeof path, "%s.tmp.%ld", final_path, (long)getpid());
     FILE *md = fopen(path, "w");
     if (!md) {
         results_free(&r);
-        snprintf(msg, CG_MSG_MAX, "%s: cannot write", path);
+        snprintf(msg, CG_MSG_MAX, "%s: cannot write", final_path);
         return CG_ERR_IO;
     }
     write_summary(md, &r, title);
-    fclose(md);
+    if (fclose(md) != 0 || rename(path, final_path) != 0) {
+        unlink(path);
+        results_free(&r);
+        snprintf(msg, CG_MSG_MAX, "%s: cannot write", final_path);
+        return CG_ERR_IO;
+    }
     write_plot(dir, &r, title);
     results_free(&r);
     return CG_OK;

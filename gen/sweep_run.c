@@ -235,7 +235,11 @@ cg_status cg_sweep_run(const cg_sweep *sweep, const cg_sweep_options *options, i
     for (int i = options->shard; i < sweep->count; i += options->shards) mine[count++] = sweep->problems[i];
     char path[4400];
     cg_status status = cg_make_dirs(options->out_dir, msg);
-    snprintf(path, sizeof path, "%s/results.jsonl", options->out_dir);
+    /* Records go to a temporary name, renamed into place at the end: an interrupted sweep
+     * leaves no partial results.jsonl (see also cg_write_file_if_changed). */
+    char final_path[4400];
+    snprintf(final_path, sizeof final_path, "%s/results.jsonl", options->out_dir);
+    snprintf(path, sizeof path, "%s.tmp.%ld", final_path, (long)getpid());
     FILE *out = status == CG_OK ? fopen(path, "w") : NULL;
     if (!out) {
         free(mine);
@@ -311,7 +315,12 @@ cg_status cg_sweep_run(const cg_sweep *sweep, const cg_sweep_options *options, i
         free(reasons);
         free(plan);
     }
-    fclose(out);
+    int write_failed = fclose(out) != 0;
     free(mine);
+    if (write_failed || rename(path, final_path) != 0) {
+        unlink(path);
+        snprintf(msg, CG_MSG_MAX, "%s: cannot write", final_path);
+        return CG_ERR_IO;
+    }
     return CG_OK;
 }

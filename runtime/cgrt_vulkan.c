@@ -248,12 +248,15 @@ static cg_status create_descriptors(cgrt_vulkan_state *vk, char msg[CG_MSG_MAX])
 
 typedef struct access {
     VkDeviceSize begin, end;
-    int writes;
+    int reads, writes;
+    int group; /* concurrent group of the step that made it */
 } access;
 
 typedef struct tracker {
     access pending[64]; /* accesses since the last barrier */
     int count;
+    int group;          /* current concurrent group (a run of steps marked concurrent) */
+    int strict;         /* CONVGRAD_VK_STRICT_BARRIERS: order writes of one group too */
 } tracker;
 
 static void barrier(const cgrt_vk_context *c, VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
@@ -265,19 +268,26 @@ static void barrier(const cgrt_vk_context *c, VkCommandBuffer cmd, VkPipelineSta
 }
 
 /* A compute->compute barrier before a dispatch exactly when one of its ranges overlaps a range
- * written since the last barrier (RAW, WAW), or it writes a range read since then (WAR). */
+ * written since the last barrier and it reads it (RAW) or writes it (WAW), or it writes a range
+ * read since then (WAR). One exception, from the plan's contract: steps of one concurrent group
+ * (a plan region) read only what earlier groups wrote and write disjoint elements (the stride
+ * phases of dx and the zero-fill share dx's range but never an element). Writes to disjoint
+ * memory locations are not a data race in the Vulkan memory model, so two such writes need no
+ * barrier and the phases can overlap on the device. CONVGRAD_VK_STRICT_BARRIERS=1 orders them
+ * anyway (for validation layers that track hazards by range, not by element). */
 static void order_dispatch(const cgrt_vulkan_state *vk, const cgrt_vk_step *s, tracker *t) {
     int needed = t->count + s->binding_count > 64;
     for (int j = 0; j < s->binding_count && !needed; j++) {
         const cgrt_vk_binding *b = &s->bindings[j];
         VkDeviceSize begin = vk->region_offset[b->buffer] + b->offset, end = begin + b->bytes;
-        for (int k = 0; k < t->count && !needed; k++)
-            needed = begin < t->pending[k].end && t->pending[k].begin < end &&
-                     (t->pending[k].writes || b->writes);
+        for (int k = 0; k < t->count && !needed; k++) {
+            const access *a = &t->pending[k];
+            if (begin >= a->end || a->begin >= end) continue;
+            int raw = a->writes && b->reads, war = a->reads && b->writes;
+            int waw = a->writes && b->writes && (t->strict || a->group != t->group);
+            needed = raw || war || waw;
+        }
     }
-    static int experiment_count; /* TEMPORARY: drop the k-th barrier of each command buffer */
-    if (!t->count && !t->pending[0].end) experiment_count = 0;
-    if (needed && getenv("CG_DROP_BARRIER") && ++experiment_count == atoi(getenv("CG_DROP_BARRIER"))) { needed = 0; fprintf(stderr, "DROPPED before %s\n", s->kernel); }
     if (needed) {
         barrier(vk->context, vk->command, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -287,7 +297,7 @@ static void order_dispatch(const cgrt_vulkan_state *vk, const cgrt_vk_step *s, t
     for (int j = 0; j < s->binding_count; j++) {
         const cgrt_vk_binding *b = &s->bindings[j];
         VkDeviceSize begin = vk->region_offset[b->buffer] + b->offset;
-        t->pending[t->count++] = (access){begin, begin + b->bytes, b->writes};
+        t->pending[t->count++] = (access){begin, begin + b->bytes, b->reads, b->writes, t->group};
     }
 }
 
@@ -372,9 +382,11 @@ static cg_status record(cgrt_executable *exe, char msg[CG_MSG_MAX]) {
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     if (vk->queries)
         c->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, vk->queries, 0);
-    tracker t = {.count = 0};
-    for (int i = 0; i < vk->step_count; i++)
+    tracker t = {.count = 0, .strict = env_on("CONVGRAD_VK_STRICT_BARRIERS")};
+    for (int i = 0; i < vk->step_count; i++) {
+        if (!exe->steps[i].concurrent) t.group++;
         if (vk->steps[i].workgroups > 0) record_dispatches(vk, &vk->steps[i], &t);
+    }
     if (vk->queries)
         c->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, vk->queries, 1);
     if (vk->staging) {
