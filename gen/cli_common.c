@@ -11,6 +11,7 @@
 
 #include "cg_sha256.h"
 #include "cli.h"
+#include "plan_glsl.h"
 #include "problem_json.h"
 #include "template.h"
 
@@ -130,6 +131,18 @@ static cg_status ensure_cached(const cg_problem *problem, unsigned targets, cons
     snprintf(path, sizeof path, "%s/.built", dir);
     if (access(path, F_OK) != 0) {
         cg_gen_options options = {.targets = targets, .config_name = "(cache)"};
+        cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC};
+        const char *device_class = getenv("CONVGRAD_VK_DEVICE_CLASS");
+        if (device_class && *device_class &&
+            cg_device_class_parse(device_class, &glsl.device_class) != 0) {
+            flock(lock, LOCK_UN);
+            close(lock);
+            snprintf(msg, CG_MSG_MAX,
+                     "CONVGRAD_VK_DEVICE_CLASS='%.40s' is not generic, lavapipe, nvidia or amd",
+                     device_class);
+            return CG_ERR_INVALID;
+        }
+        options.glsl = &glsl;
         cg_target host = cg_target_host();
         options.isa_mask = 1u << host.isa;
         status = cg_pack_generate(dir, problem, 1, &options, msg);
@@ -164,6 +177,9 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         char key[CG_PROBLEM_STR_MAX + 128];
         snprintf(key, sizeof key, "%s|%d|%s|%s|%d", canonical, (int)target,
                  CG_GENERATOR_VERSION, cg_isa_name(host.isa), host.threads);
+        const char *device_class = getenv("CONVGRAD_VK_DEVICE_CLASS"); /* Vulkan tile table */
+        if (target == CGRT_TARGET_VULKAN && device_class && *device_class)
+            snprintf(key + strlen(key), sizeof key - strlen(key), "|%.40s", device_class);
         cg_sha256 ctx;
         cg_sha256_init(&ctx);
         cg_sha256_update(&ctx, key, strlen(key));

@@ -7,17 +7,22 @@
 
 #include "cli.h"
 #include "miopen_import.h"
+#include "plan_glsl.h"
 #include "plan_json.h"
 #include "problem_json.h"
 
 static const char gen_help[] =
     "usage: convgrad gen CONFIG -o out/PACK [--target cpu,vulkan] [--isa avx512,avx2,generic]\n"
     "                    [--threads N] [--plan OVERRIDES.json] [--build] [--jobs N]\n"
+    "                    [--device-class generic|lavapipe|nvidia|amd] [--vulkan-atomics]\n"
     "\n"
     "Plans every problem of CONFIG and writes the pack: src/ (one source per kernel), plans/,\n"
     "Makefile and manifest.json. Unchanged files are not rewritten, so regenerating an\n"
     "unchanged problem recompiles nothing. --build also compiles it (convgrad build).\n"
-    "Defaults: --target cpu, --isa avx512,avx2,generic, --threads this machine's cores.\n";
+    "Defaults: --target cpu, --isa avx512,avx2,generic, --threads this machine's cores.\n"
+    "Vulkan: --device-class picks the GLSL tile table (default generic: fits every device);\n"
+    "--vulkan-atomics sums dense dw partials with float atomics (needs\n"
+    "shaderBufferFloat32AtomicAdd; not bit-reproducible) instead of a second reduce pass.\n";
 
 static const char build_help[] =
     "usage: convgrad build out/PACK [--jobs N]\n"
@@ -36,7 +41,9 @@ int cg_cmd_gen(int argc, char **argv) {
         {"isa", required_argument, 0, 'a'},    {"threads", required_argument, 0, 'j'},
         {"plan", required_argument, 0, 'p'},   {"build", no_argument, 0, 'b'},
         {"jobs", required_argument, 0, 'J'},   {"help", no_argument, 0, 'h'},
+        {"device-class", required_argument, 0, 'D'}, {"vulkan-atomics", no_argument, 0, 'A'},
         {0, 0, 0, 0}};
+    cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC};
     cg_gen_options gen = {.targets = CG_TARGET_CPU,
                           .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
                                       (1u << CG_ISA_GENERIC)};
@@ -67,6 +74,12 @@ int cg_cmd_gen(int argc, char **argv) {
             break;
         case 'p': gen.plan_file = optarg; break;
         case 'b': build = 1; break;
+        case 'D':
+            if (cg_device_class_parse(optarg, &glsl.device_class))
+                return cg_cli_usage_error("gen", "--device-class is generic, lavapipe, nvidia or "
+                                                 "amd; not '%s'", optarg);
+            break;
+        case 'A': glsl.atomics = 1; break;
         case 'h': fputs(gen_help, stdout); return 0;
         default: return cg_cli_usage_error("gen", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -75,6 +88,7 @@ int cg_cmd_gen(int argc, char **argv) {
         return cg_cli_usage_error("gen", "expects one CONFIG and -o out/PACK");
     gen.threads = (int)threads;
     gen.config_name = argv[optind];
+    gen.glsl = &glsl;
     char msg[CG_MSG_MAX];
     cg_problem *problems = NULL;
     int count = 0;

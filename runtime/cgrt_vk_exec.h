@@ -53,6 +53,7 @@ struct cgrt_vulkan_state {
     VkFence fence;
     VkQueryPool queries;  /* 2 timestamps, or VK_NULL_HANDLE */
     int poison;           /* CONVGRAD_VK_POISON: outputs and workspace filled with NaN first */
+    int grid_cap;         /* CONVGRAD_VK_GRID_CAP: largest dispatch dimension (0: the device's) */
     double last_ms;
 };
 

@@ -3,14 +3,19 @@
  * libvulkan, so the library loads and reports "no Vulkan driver found" on machines without. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgrt_vk.h"
 
 cg_status cgrt_vk_load_library(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
-    static const char *const names[] = {"libvulkan.so.1", "libvulkan.so"};
+    /* CONVGRAD_VK_LOADER names another loader (a Vulkan SDK's, say) */
+    const char *names[] = {"libvulkan.so.1", "libvulkan.so"};
+    const char *chosen = getenv("CONVGRAD_VK_LOADER");
+    size_t count = 2;
+    if (chosen && *chosen) names[0] = chosen, count = 1;
     const char *error = "";
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->library; i++) {
+    for (size_t i = 0; i < count && !c->library; i++) {
         c->library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (!c->library) error = dlerror();
     }

@@ -12,7 +12,9 @@
  *
  * Environment: CONVGRAD_VK_STAGING=1 uses a staging buffer even on host-visible memory (tests
  * the discrete-GPU path on lavapipe); CONVGRAD_VK_POISON=1 fills outputs and workspace with NaN
- * bytes before every run, so a position no kernel writes cannot pass a test.
+ * bytes before every run, so a position no kernel writes cannot pass a test;
+ * CONVGRAD_VK_GRID_CAP=N caps both dimensions of a dispatch at N workgroups, so that the
+ * spreading of long grids over y and over several dispatches runs on small test problems.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +313,10 @@ static void record_dispatches(const cgrt_vulkan_state *vk, const cgrt_vk_step *s
     /* A grid longer than maxComputeWorkGroupCount[0] goes over y, then over several dispatches
      * whose first workgroup is passed as work_begin; the shaders return past work_end. */
     int64_t max_x = l->maxComputeWorkGroupCount[0], max_y = l->maxComputeWorkGroupCount[1];
+    if (vk->grid_cap > 0) { /* CONVGRAD_VK_GRID_CAP: exercise this path on small problems */
+        if (max_x > vk->grid_cap) max_x = vk->grid_cap;
+        if (max_y > vk->grid_cap) max_y = vk->grid_cap;
+    }
     for (int64_t begin = 0; begin < s->workgroups;) {
         int64_t left = s->workgroups - begin;
         int64_t x = left < max_x ? left : max_x;
@@ -447,6 +453,8 @@ cg_status cgrt_vulkan_prepare(cgrt_executable *exe, const cJSON *variant, char m
     vk->step_count = exe->step_count;
     vk->last_ms = -1.0;
     vk->poison = env_on("CONVGRAD_VK_POISON");
+    const char *cap = getenv("CONVGRAD_VK_GRID_CAP");
+    vk->grid_cap = cap ? atoi(cap) : 0;
     layout_regions(exe);
     cg_status status = cgrt_vk_read_steps(exe, variant, msg);
     if (status == CG_OK) status = cgrt_vk_context_acquire(&vk->context, msg);

@@ -53,7 +53,9 @@ static cg_problem problem_1d(int64_t D, int64_t Y, int64_t s, int64_t d, int64_t
 }
 
 static int is_dx_conv(const cg_step *s) {
-    return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE) && s->phase_id >= 0;
+    return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
+            s->kind == CG_STEP_PLANAR_DEPTHWISE) &&
+           s->phase_id >= 0;
 }
 
 static int count_kind(const cg_plan *plan, cg_step_kind kind) {
@@ -154,6 +156,24 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
     return n;
 }
 
+/* The pairs a PLANAR_DEPTHWISE dx step feeds into position x: tap t reads dy at
+ * x + tap_offset[t] where that lies inside dy (rows outside are skipped, never read). */
+static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
+    int n = 0;
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+    for (int64_t t = 0; t < taps; t++) {
+        int64_t oflat = 0;
+        int inside = 1;
+        for (int i = 0; i < 3; i++) {
+            int64_t o = x[i] + s->tap_offset[t][i];
+            inside = inside && o >= 0 && o < g->out[i];
+            oflat = oflat * g->out[i] + o;
+        }
+        if (inside) codes[n++] = oflat * g->taps + s->tap_map[t];
+    }
+    return n;
+}
+
 /* Checks a dx plan against the definition; `raw` is the problem before canonicalization.
  * Asserts: (1) CONV steps write pairwise disjoint in-range positions, (2) written and
  * zero-filled positions partition dx, (3) every position with a nonzero true gradient is
@@ -192,7 +212,9 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                     if (writes[flat]++)
                         fail_msg("%s: dx position %lld written twice (phase %d)", name,
                                  (long long)flat, s->phase_id);
-                    int nw = true_pairs(&g, x, want), ng = step_pairs(s, &g, hh, got, name);
+                    int nw = true_pairs(&g, x, want);
+                    int ng = s->kind == CG_STEP_PLANAR_DEPTHWISE ? planar_pairs(s, &g, x, got)
+                                                                 : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
                     qsort(got, (size_t)ng, sizeof *got, cmp_i64);
                     if (nw != ng || memcmp(want, got, (size_t)nw * sizeof *want) != 0)
@@ -570,8 +592,10 @@ static const struct split_case {
     {"bwdw_f32_nchw_g1mb8ic4096oc64_i32x32_o30x30_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 7},
     /* 32 groups of 32 channels: 32 tiles already */
     {"bwdw_f32_nchw_g32mb4ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
-    /* depthwise: one tile of 32 lanes */
-    {"bwdw_f32_nchw_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 8},
+    /* depthwise, channels-first f32, stride 1: planar, one tile per channel (32) */
+    {"bwdw_f32_nchw_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
+    /* depthwise channels-last: one tile of 32 lanes */
+    {"bwdw_f32_nhwc_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 8},
     /* db alone and dw + db */
     {"bwdb_f32_nchw_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 8},
     {"bwdw-bwdb_bf16_nhwc_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 4, 16},
@@ -593,7 +617,8 @@ static void test_split_factors(void **state) {
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
             if (s->kind == CG_STEP_DW_PARTIAL || s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL ||
-                s->kind == CG_STEP_DB_PARTIAL || s->kind == CG_STEP_REDUCE) {
+                s->kind == CG_STEP_DB_PARTIAL || s->kind == CG_STEP_PLANAR_DW_PARTIAL ||
+                s->kind == CG_STEP_REDUCE) {
                 assert_int_equal(s->splits, sc->splits);
                 assert_true(s->splits <= s->rows);
                 partials += s->kind != CG_STEP_REDUCE;

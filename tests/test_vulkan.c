@@ -310,6 +310,29 @@ static void test_staging_path(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* Grids longer than maxComputeWorkGroupCount: spread over x and y, then over several
+ * dispatches that pass their first workgroup as work_begin (capped at 3 x 3 here). */
+static void test_long_grids(void **state) {
+    suite *s = *state;
+    setenv("CONVGRAD_VK_GRID_CAP", "3", 1);
+    const char *names[] = {"all_ops_f32_nc", "all_ops_f16_nl", "dx_wide_f32_nc",
+                           "dw_big_split_f32_nl", "dx_depthwise_f32_nc", "db_only_f16_nc"};
+    int failures = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const cg_problem *problem = NULL;
+        for (int j = 0; j < s->count; j++)
+            if (!strcmp(s->problems[j].name, names[i])) problem = &s->problems[j];
+        if (!problem) continue;
+        char report[512];
+        if (!cgt_check(s->pack, problem, CGRT_TARGET_VULKAN, -1, 0, report, sizeof report, NULL)) {
+            print_error("long grids: %s\n", report);
+            failures++;
+        }
+    }
+    unsetenv("CONVGRAD_VK_GRID_CAP");
+    assert_int_equal(failures, 0);
+}
+
 /* cgrt_last_device_ms: timestamps around the dispatches of the last run. */
 static void test_timestamps(void **state) {
     suite *s = *state;
@@ -430,7 +453,10 @@ static void test_no_such_device(void **state) {
 }
 
 static void test_no_driver(void **state) {
+    /* a loader without any driver, and no loader at all (libvulkan is opened with dlopen) */
     expect_device_error(*state, "VK_ICD_FILENAMES", "/nonexistent/convgrad_icd.json",
+                        "no Vulkan driver found");
+    expect_device_error(*state, "CONVGRAD_VK_LOADER", "/nonexistent/libvulkan.so.1",
                         "no Vulkan driver found");
 }
 
@@ -442,6 +468,7 @@ int main(void) {
         cmocka_unit_test(test_atomic_variant),
         cmocka_unit_test(test_device_classes),
         cmocka_unit_test(test_staging_path),
+        cmocka_unit_test(test_long_grids),
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_shared_memory_limit),
         cmocka_unit_test(test_push_constant_limit),
