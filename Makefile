@@ -140,8 +140,15 @@ test-asan:
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 CONVGRAD_ASAN=1 \
 	  CONVGRAD_TEST_PACKS=$(CURDIR)/$(BUILD)/test-packs; \
 	  failed=0; for t in $(TEST_BINS:$(BUILD)/%=$(ASAN_BUILD)/%); do \
-	    echo "test-asan: $$t"; $$t || { echo "test-asan: FAIL $$t"; failed=1; }; \
+	    echo "test-asan: $$t"; leaks=1; \
+	    case $$t in */test_vulkan) leaks=0;; esac; \
+	    ASAN_OPTIONS=detect_leaks=$$leaks:abort_on_error=0:strict_string_checks=1 $$t \
+	      || { echo "test-asan: FAIL $$t"; failed=1; }; \
 	  done; exit $$failed
+# Leak checking is off for test_vulkan alone: Mesa's lavapipe JIT-compiles shaders with LLVM
+# and keeps process-lifetime allocations whose stacks end in JIT code ("<unknown module>"),
+# which no suppression can name. Address and undefined-behaviour checks stay on there, and
+# every other test runs with leak checking (tests/lsan.supp names third-party libraries only).
 
 # packs, install, C API example
 #   make packs                 build every configs/packs/*.json into out/packs/<name>/ + .tar.gz

@@ -66,7 +66,9 @@ static void put_list(values *v, const char *key, const int64_t *list, int count)
     free(joined);
 }
 
-static int64_t taps_of(const cg_step *s) { return s->taps[0] * s->taps[1] * s->taps[2]; }
+static int64_t taps_of(const cg_step *s) {
+    return s->taps[0] * s->taps[1] * s->taps[2];
+}
 
 /* Same as emit_c.c: element strides of a weight tensor (w or dw) for one (group, output
  * channel, input channel, tap); KCRS is [K][C/G][taps], KRSC is [K][taps][C/G]. */
@@ -90,7 +92,8 @@ static void tensor_strides(const cg_problem *p, cg_tensor tensor, int64_t *n_str
     int64_t ext[3] = {1, 1, 1};
     int shift = 3 - p->rank;
     const int64_t *source = tensor == CG_T_X || tensor == CG_T_DX ? p->in : p->out;
-    for (int d = 0; d < p->rank; d++) ext[shift + d] = source[d];
+    for (int d = 0; d < p->rank; d++)
+        ext[shift + d] = source[d];
     int64_t channels = tensor == CG_T_X || tensor == CG_T_DX ? p->c : p->k;
     int64_t pixels = ext[0] * ext[1] * ext[2];
     *n_stride = channels * pixels;
@@ -138,7 +141,8 @@ static void put_gemm_tile(values *v, const cg_step *s) {
 static void put_reduction_views(values *v, const cg_step *s) {
     if (s->with_weight) {
         int64_t base[3];
-        for (int i = 0; i < 3; i++) base[i] = s->src.origin[i] - s->pad_lo[i];
+        for (int i = 0; i < 3; i++)
+            base[i] = s->src.origin[i] - s->pad_lo[i];
         put_extents(v, "X", &s->src);
         put_triple(v, "X_BASE", base);
         put_triple(v, "STRIDE", s->stride);
@@ -181,7 +185,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, values *v)
         put(v, "TOTAL4", s->groups * blocks * taps * s->cin_g * nr / 4);
         weight_strides(v, p, s, cg_prod(p->filter, p->rank));
         int64_t map[CG_MAX_TAPS];
-        for (int64_t j = 0; j < taps; j++) map[j] = s->tap_map[j];
+        for (int64_t j = 0; j < taps; j++)
+            map[j] = s->tap_map[j];
         put_list(v, "TAP_MAP", map, (int)taps);
         return "glsl/pack_w.comp.in";
     }
@@ -196,8 +201,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, values *v)
         put(v, "SRC_N_STRIDE", n_stride);
         put_triple(v, "SRC_STRIDE", spatial);
         put(v, "SRC_C_STRIDE", c_stride);
-        put(v, "TOTAL", view->n * view->extent[0] * view->extent[1] * view->extent[2] *
-                            view->channels);
+        put(v, "TOTAL",
+            view->n * view->extent[0] * view->extent[1] * view->extent[2] * view->channels);
         return "glsl/to_cl.comp.in";
     }
     case CG_STEP_FROM_CL: {
@@ -227,8 +232,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, values *v)
             snprintf(key, sizeof key, "COUNT%d", i);
             put_list(v, key, s->zf_count[i], s->zf_phases[i]);
         }
-        put(v, "TOTAL", s->dst.n * s->dst.extent[0] * s->dst.extent[1] * s->dst.extent[2] *
-                            s->dst.channels);
+        put(v, "TOTAL",
+            s->dst.n * s->dst.extent[0] * s->dst.extent[1] * s->dst.extent[2] * s->dst.channels);
         return "glsl/zero_fill.comp.in";
     case CG_STEP_DW_PARTIAL:
         put_reduction_views(v, s);
@@ -324,8 +329,8 @@ static void banner(const cg_plan *plan, int index, const char *template_name,
                  index + 1, plan->step_count, cg_step_kind_name(s->kind), s->phase_id, s->glsl_bm,
                  s->glsl_bn, s->glsl_bk, s->glsl_tm, s->glsl_tn);
     cg_text_line(text, " *           %d invocations x %lld workgroups, %lld B shared, split %lld,",
-                 s->glsl_local_size, (long long)s->glsl_workgroups,
-                 (long long)s->glsl_shared_bytes, (long long)(s->splits > 0 ? s->splits : 1));
+                 s->glsl_local_size, (long long)s->glsl_workgroups, (long long)s->glsl_shared_bytes,
+                 (long long)(s->splits > 0 ? s->splits : 1));
     cg_text_line(text, " *           device class %s, workspace %lld bytes",
                  cg_device_class_name(options->device_class), (long long)plan->workspace_bytes);
     cg_text_printf(text, " * features:");
@@ -344,9 +349,10 @@ cg_status cg_emit_glsl_step(const cg_plan *plan, int step_index, const char *con
     memset(&v, 0, sizeof v);
     cg_values_init(&v.v);
     unsigned features = cg_glsl_step_features(plan, s);
-    cg_values_int(&v.v, "DTYPE", plan->problem.dtype == CG_F16    ? 1
-                                 : plan->problem.dtype == CG_BF16 ? 2
-                                                                  : 0);
+    cg_values_int(&v.v, "DTYPE",
+                  plan->problem.dtype == CG_F16    ? 1
+                  : plan->problem.dtype == CG_BF16 ? 2
+                                                   : 0);
     cg_values_int(&v.v, "WG", s->glsl_local_size);
     put_extensions(features, &v);
     put_buffers(plan, s, &v);

@@ -90,12 +90,13 @@ static cJSON *step_json(const cg_plan *plan, const cg_step *s, const char *symbo
         cJSON_AddStringToObject(binding, "buffer", buffer_name(b[i].buffer));
         cJSON_AddNumberToObject(binding, "offset", (double)b[i].offset);
         cJSON_AddNumberToObject(binding, "bytes", (double)b[i].bytes);
-        cJSON_AddStringToObject(binding, "access", b[i].reads && b[i].writes ? "rw"
-                                                   : b[i].writes            ? "w"
-                                                                            : "r");
+        cJSON_AddStringToObject(binding, "access",
+                                b[i].reads && b[i].writes ? "rw"
+                                : b[i].writes             ? "w"
+                                                          : "r");
         /* atomic partials accumulate: the runtime zeroes them before the step */
-        cJSON_AddBoolToObject(binding, "clear", s->glsl_atomic && s->kind == CG_STEP_DW_PARTIAL &&
-                                                    b[i].writes);
+        cJSON_AddBoolToObject(binding, "clear",
+                              s->glsl_atomic && s->kind == CG_STEP_DW_PARTIAL && b[i].writes);
         cJSON_AddItemToArray(bindings, binding);
         if (b[i].bytes > step_max) step_max = b[i].bytes;
     }

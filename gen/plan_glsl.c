@@ -77,18 +77,27 @@ cg_target cg_glsl_target(const cg_glsl_options *options) {
     return target;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+static int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+static int64_t round_up(int64_t a, int64_t b) {
+    return ceil_div(a, b) * b;
+}
 
 static int64_t pow2_ceil(int64_t v) {
     int64_t p = 1;
-    while (p < v) p *= 2;
+    while (p < v)
+        p *= 2;
     return p;
 }
 
-static int is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+static int is_pow2(int64_t v) {
+    return v > 0 && (v & (v - 1)) == 0;
+}
 
-static int64_t taps_of(const cg_step *s) { return s->taps[0] * s->taps[1] * s->taps[2]; }
+static int64_t taps_of(const cg_step *s) {
+    return s->taps[0] * s->taps[1] * s->taps[2];
+}
 
 static int64_t view_elems(const cg_view *v) {
     return v->n * v->extent[0] * v->extent[1] * v->extent[2] * v->channels;
@@ -103,7 +112,9 @@ static int64_t partial_bytes(const cg_step *s) {
     return s->splits * s->groups * taps_of(s) * s->cin_g * s->cout_pad * 4;
 }
 
-static int64_t bias_bytes(const cg_step *s) { return s->splits * s->groups * s->cout_pad * 4; }
+static int64_t bias_bytes(const cg_step *s) {
+    return s->splits * s->groups * s->cout_pad * 4;
+}
 
 static void add(cg_glsl_binding *out, int *count, const char *name, int buffer, int64_t offset,
                 int64_t bytes, int reads, int writes, int tensor) {
@@ -158,13 +169,12 @@ int cg_glsl_bindings(const cg_plan *plan, const cg_step *s,
             add(out, &n, "partial", CG_BUF_WORKSPACE, s->partial_offset, partial_bytes(s),
                 s->glsl_atomic, 1, 0);
         if (s->with_bias)
-            add(out, &n, "bias", CG_BUF_WORKSPACE, s->bias_offset, bias_bytes(s), s->glsl_atomic,
-                1, 0);
+            add(out, &n, "bias", CG_BUF_WORKSPACE, s->bias_offset, bias_bytes(s), s->glsl_atomic, 1,
+                0);
         break;
     case CG_STEP_REDUCE:
         if (s->with_weight)
-            add(out, &n, "partial", CG_BUF_WORKSPACE, s->partial_offset, partial_bytes(s), 1, 0,
-                0);
+            add(out, &n, "partial", CG_BUF_WORKSPACE, s->partial_offset, partial_bytes(s), 1, 0, 0);
         if (s->with_bias)
             add(out, &n, "bias", CG_BUF_WORKSPACE, s->bias_offset, bias_bytes(s), 1, 0, 0);
         if (s->with_weight) add_tensor(out, &n, "dw", plan, CG_T_DW, 1);
@@ -202,7 +212,8 @@ static cg_status align_workspace(cg_plan *plan, char msg[CG_MSG_MAX]) {
         for (int j = 0; j < n; j++) {
             if (b[j].buffer != CG_BUF_WORKSPACE) continue;
             int k = 0;
-            while (k < count && regions[k].old_offset != b[j].offset) k++;
+            while (k < count && regions[k].old_offset != b[j].offset)
+                k++;
             if (k == count) {
                 regions[count].old_offset = b[j].offset;
                 regions[count++].bytes = b[j].bytes;
@@ -215,7 +226,8 @@ static cg_status align_workspace(cg_plan *plan, char msg[CG_MSG_MAX]) {
     for (int i = 1; i < count; i++) {
         region r = regions[i];
         int j = i;
-        while (j > 0 && regions[j - 1].old_offset > r.old_offset) regions[j] = regions[j - 1], j--;
+        while (j > 0 && regions[j - 1].old_offset > r.old_offset)
+            regions[j] = regions[j - 1], j--;
         regions[j] = r;
     }
     int64_t end = 0;
@@ -270,10 +282,12 @@ static cg_status gemm_tile(cg_step *s, const cg_glsl_options *o, int64_t m, int6
     if (o->force_tm > 0) tm = o->force_tm;
     if (o->force_tn > 0) tn = o->force_tn;
     int64_t wg = (bm / (tm > 0 ? tm : 1)) * (bn / (tn > 0 ? tn : 1));
-    if (o->force_bk > 0) bk = o->force_bk;
-    else if (bk > wg) bk = wg; /* the loaders give every invocation a fixed k column */
-    if (!is_pow2(bm) || !is_pow2(bn) || !is_pow2(bk) || !is_pow2(tm) || !is_pow2(tn) ||
-        tm % 4 || tn % 4 || bk % 4 || bm % tm || bn % tn || bk > wg) {
+    if (o->force_bk > 0)
+        bk = o->force_bk;
+    else if (bk > wg)
+        bk = wg; /* the loaders give every invocation a fixed k column */
+    if (!is_pow2(bm) || !is_pow2(bn) || !is_pow2(bk) || !is_pow2(tm) || !is_pow2(tn) || tm % 4 ||
+        tn % 4 || bk % 4 || bm % tm || bn % tn || bk > wg) {
         snprintf(msg, CG_MSG_MAX,
                  "GLSL tile %lldx%lldx%lld with a %lldx%lld block is not valid: powers of two, "
                  "block sides multiples of 4, bk at most the %lld invocations",
@@ -305,8 +319,8 @@ static void lane_reduction(cg_step *s, const class_params *c) {
     int64_t cw = pow2_ceil(groups4);
     if (cw > 16) cw = 16;
     if (cw > c->local / 4) cw = c->local / 4;
-    s->glsl_bn = (int)(cw * 4);           /* channels per workgroup */
-    s->glsl_bm = (int)(c->local / cw);    /* row lanes */
+    s->glsl_bn = (int)(cw * 4);        /* channels per workgroup */
+    s->glsl_bm = (int)(c->local / cw); /* row lanes */
     s->glsl_local_size = c->local;
     int64_t taps = s->kind == CG_STEP_DB_PARTIAL ? 1 : taps_of(s);
     s->glsl_grid[0] = ceil_div(groups4, cw);

@@ -52,7 +52,7 @@ typedef struct cg_glsl_binding {
     int64_t offset;   /* bytes from the buffer's base (256-aligned after cg_plan_glsl) */
     int64_t bytes;    /* bytes of the region, rounded up to 16 */
     int reads, writes;
-    int tensor;       /* 1: a problem tensor in the problem's dtype; 0: f32 (view, workspace) */
+    int tensor; /* 1: a problem tensor in the problem's dtype; 0: f32 (view, workspace) */
 } cg_glsl_binding;
 
 /* The bindings of a step, in binding order; returns their number. */

@@ -14,74 +14,74 @@
 
 #include "cg_abi.h"
 
-#define CGRT_VK_GLOBAL_FUNCTIONS(X)                                                            \
-    X(vkCreateInstance)                                                                        \
-    X(vkEnumerateInstanceVersion)                                                              \
-    X(vkEnumerateInstanceLayerProperties)                                                      \
+#define CGRT_VK_GLOBAL_FUNCTIONS(X)                                                                \
+    X(vkCreateInstance)                                                                            \
+    X(vkEnumerateInstanceVersion)                                                                  \
+    X(vkEnumerateInstanceLayerProperties)                                                          \
     X(vkEnumerateInstanceExtensionProperties)
 
-#define CGRT_VK_INSTANCE_FUNCTIONS(X)                                                          \
-    X(vkDestroyInstance)                                                                       \
-    X(vkEnumeratePhysicalDevices)                                                              \
-    X(vkGetPhysicalDeviceProperties)                                                           \
-    X(vkGetPhysicalDeviceFeatures2)                                                            \
-    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                \
-    X(vkGetPhysicalDeviceMemoryProperties)                                                     \
-    X(vkEnumerateDeviceExtensionProperties)                                                    \
-    X(vkCreateDevice)                                                                          \
+#define CGRT_VK_INSTANCE_FUNCTIONS(X)                                                              \
+    X(vkDestroyInstance)                                                                           \
+    X(vkEnumeratePhysicalDevices)                                                                  \
+    X(vkGetPhysicalDeviceProperties)                                                               \
+    X(vkGetPhysicalDeviceFeatures2)                                                                \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                         \
+    X(vkEnumerateDeviceExtensionProperties)                                                        \
+    X(vkCreateDevice)                                                                              \
     X(vkGetDeviceProcAddr)
 
 /* Present only when the validation layer (VK_EXT_debug_utils) is enabled. */
-#define CGRT_VK_DEBUG_FUNCTIONS(X)                                                             \
-    X(vkCreateDebugUtilsMessengerEXT)                                                          \
+#define CGRT_VK_DEBUG_FUNCTIONS(X)                                                                 \
+    X(vkCreateDebugUtilsMessengerEXT)                                                              \
     X(vkDestroyDebugUtilsMessengerEXT)
 
-#define CGRT_VK_DEVICE_FUNCTIONS(X)                                                            \
-    X(vkDestroyDevice)                                                                         \
-    X(vkGetDeviceQueue)                                                                        \
-    X(vkDeviceWaitIdle)                                                                        \
-    X(vkCreateBuffer)                                                                          \
-    X(vkDestroyBuffer)                                                                         \
-    X(vkGetBufferMemoryRequirements)                                                           \
-    X(vkAllocateMemory)                                                                        \
-    X(vkFreeMemory)                                                                            \
-    X(vkBindBufferMemory)                                                                      \
-    X(vkMapMemory)                                                                             \
-    X(vkUnmapMemory)                                                                           \
-    X(vkInvalidateMappedMemoryRanges)                                                          \
-    X(vkCreateShaderModule)                                                                    \
-    X(vkDestroyShaderModule)                                                                   \
-    X(vkCreateDescriptorSetLayout)                                                             \
-    X(vkDestroyDescriptorSetLayout)                                                            \
-    X(vkCreatePipelineLayout)                                                                  \
-    X(vkDestroyPipelineLayout)                                                                 \
-    X(vkCreateComputePipelines)                                                                \
-    X(vkDestroyPipeline)                                                                       \
-    X(vkCreateDescriptorPool)                                                                  \
-    X(vkDestroyDescriptorPool)                                                                 \
-    X(vkAllocateDescriptorSets)                                                                \
-    X(vkUpdateDescriptorSets)                                                                  \
-    X(vkCreateCommandPool)                                                                     \
-    X(vkDestroyCommandPool)                                                                    \
-    X(vkAllocateCommandBuffers)                                                                \
-    X(vkBeginCommandBuffer)                                                                    \
-    X(vkEndCommandBuffer)                                                                      \
-    X(vkCmdBindPipeline)                                                                       \
-    X(vkCmdBindDescriptorSets)                                                                 \
-    X(vkCmdPushConstants)                                                                      \
-    X(vkCmdDispatch)                                                                           \
-    X(vkCmdPipelineBarrier)                                                                    \
-    X(vkCmdCopyBuffer)                                                                         \
-    X(vkCmdFillBuffer)                                                                         \
-    X(vkCmdWriteTimestamp)                                                                     \
-    X(vkCmdResetQueryPool)                                                                     \
-    X(vkCreateQueryPool)                                                                       \
-    X(vkDestroyQueryPool)                                                                      \
-    X(vkGetQueryPoolResults)                                                                   \
-    X(vkCreateFence)                                                                           \
-    X(vkDestroyFence)                                                                          \
-    X(vkResetFences)                                                                           \
-    X(vkWaitForFences)                                                                         \
+#define CGRT_VK_DEVICE_FUNCTIONS(X)                                                                \
+    X(vkDestroyDevice)                                                                             \
+    X(vkGetDeviceQueue)                                                                            \
+    X(vkDeviceWaitIdle)                                                                            \
+    X(vkCreateBuffer)                                                                              \
+    X(vkDestroyBuffer)                                                                             \
+    X(vkGetBufferMemoryRequirements)                                                               \
+    X(vkAllocateMemory)                                                                            \
+    X(vkFreeMemory)                                                                                \
+    X(vkBindBufferMemory)                                                                          \
+    X(vkMapMemory)                                                                                 \
+    X(vkUnmapMemory)                                                                               \
+    X(vkInvalidateMappedMemoryRanges)                                                              \
+    X(vkCreateShaderModule)                                                                        \
+    X(vkDestroyShaderModule)                                                                       \
+    X(vkCreateDescriptorSetLayout)                                                                 \
+    X(vkDestroyDescriptorSetLayout)                                                                \
+    X(vkCreatePipelineLayout)                                                                      \
+    X(vkDestroyPipelineLayout)                                                                     \
+    X(vkCreateComputePipelines)                                                                    \
+    X(vkDestroyPipeline)                                                                           \
+    X(vkCreateDescriptorPool)                                                                      \
+    X(vkDestroyDescriptorPool)                                                                     \
+    X(vkAllocateDescriptorSets)                                                                    \
+    X(vkUpdateDescriptorSets)                                                                      \
+    X(vkCreateCommandPool)                                                                         \
+    X(vkDestroyCommandPool)                                                                        \
+    X(vkAllocateCommandBuffers)                                                                    \
+    X(vkBeginCommandBuffer)                                                                        \
+    X(vkEndCommandBuffer)                                                                          \
+    X(vkCmdBindPipeline)                                                                           \
+    X(vkCmdBindDescriptorSets)                                                                     \
+    X(vkCmdPushConstants)                                                                          \
+    X(vkCmdDispatch)                                                                               \
+    X(vkCmdPipelineBarrier)                                                                        \
+    X(vkCmdCopyBuffer)                                                                             \
+    X(vkCmdFillBuffer)                                                                             \
+    X(vkCmdWriteTimestamp)                                                                         \
+    X(vkCmdResetQueryPool)                                                                         \
+    X(vkCreateQueryPool)                                                                           \
+    X(vkDestroyQueryPool)                                                                          \
+    X(vkGetQueryPoolResults)                                                                       \
+    X(vkCreateFence)                                                                               \
+    X(vkDestroyFence)                                                                              \
+    X(vkResetFences)                                                                               \
+    X(vkWaitForFences)                                                                             \
     X(vkQueueSubmit)
 
 #define CGRT_VK_DECLARE(name) PFN_##name name;
@@ -126,7 +126,7 @@ typedef struct cgrt_vk_context {
     uint32_t timestamp_bits; /* 0: no timestamps on the queue */
     unsigned features;       /* CGRT_VK_FEATURE_* bits enabled on the device */
     int validation;
-    int lost;                /* VK_ERROR_DEVICE_LOST seen: every later call fails */
+    int lost; /* VK_ERROR_DEVICE_LOST seen: every later call fails */
     int refs;
     pthread_mutex_t queue_lock;   /* vkQueueSubmit needs external synchronization */
     pthread_mutex_t message_lock; /* the messenger may fire on any thread */

@@ -30,7 +30,7 @@ const char *cgrt_vk_feature_vulkan_name(unsigned bit) {
 
 const char *cgrt_vk_result_name(VkResult result) {
     switch (result) {
-#define NAME(r)                                                                                \
+#define NAME(r)                                                                                    \
     case r: return #r;
         NAME(VK_SUCCESS)
         NAME(VK_NOT_READY)
@@ -140,7 +140,8 @@ static int has_layer(cgrt_vk_context *c, const char *name) {
     VkLayerProperties *layers = calloc(count, sizeof *layers);
     int found = 0;
     if (layers && c->fn.vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS)
-        for (uint32_t i = 0; i < count && !found; i++) found = !strcmp(layers[i].layerName, name);
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = !strcmp(layers[i].layerName, name);
     free(layers);
     return found;
 }
@@ -200,9 +201,9 @@ static cg_status create_instance(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
     if (status == CG_OK) status = cgrt_vk_load_instance(c, msg);
     if (status == CG_OK && c->validation) {
         messenger.pNext = NULL;
-        status = cgrt_vk_check(c, c->fn.vkCreateDebugUtilsMessengerEXT(c->instance, &messenger,
-                                                                        NULL, &c->messenger),
-                               "vkCreateDebugUtilsMessengerEXT", msg);
+        status = cgrt_vk_check(
+            c, c->fn.vkCreateDebugUtilsMessengerEXT(c->instance, &messenger, NULL, &c->messenger),
+            "vkCreateDebugUtilsMessengerEXT", msg);
     }
     return status;
 }
@@ -302,9 +303,10 @@ static int has_device_extension(cgrt_vk_context *c, const char *name) {
     c->fn.vkEnumerateDeviceExtensionProperties(c->physical, NULL, &count, NULL);
     VkExtensionProperties *list = calloc(count ? count : 1, sizeof *list);
     int found = 0;
-    if (list && c->fn.vkEnumerateDeviceExtensionProperties(c->physical, NULL, &count, list) ==
-                    VK_SUCCESS)
-        for (uint32_t i = 0; i < count && !found; i++) found = !strcmp(list[i].extensionName, name);
+    if (list &&
+        c->fn.vkEnumerateDeviceExtensionProperties(c->physical, NULL, &count, list) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = !strcmp(list[i].extensionName, name);
     free(list);
     return found;
 }

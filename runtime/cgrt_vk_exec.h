@@ -10,9 +10,9 @@
 #define CGRT_VK_MAX_BINDINGS 4
 
 typedef struct cgrt_vk_binding {
-    int buffer;           /* cg_tensor, or CG_BUF_WORKSPACE */
-    VkDeviceSize offset;  /* bytes from the start of that buffer's region */
-    VkDeviceSize bytes;   /* range bound (multiple of 16) */
+    int buffer;          /* cg_tensor, or CG_BUF_WORKSPACE */
+    VkDeviceSize offset; /* bytes from the start of that buffer's region */
+    VkDeviceSize bytes;  /* range bound (multiple of 16) */
     int reads, writes, clear;
 } cgrt_vk_binding;
 
@@ -23,7 +23,7 @@ typedef struct cgrt_vk_step {
     int64_t workgroups;
     int64_t shared_bytes;
     uint32_t push_bytes;
-    unsigned features;  /* CGRT_VK_FEATURE_* */
+    unsigned features; /* CGRT_VK_FEATURE_* */
     int binding_count;
     cgrt_vk_binding bindings[CGRT_VK_MAX_BINDINGS];
     VkDescriptorSetLayout set_layout;
@@ -43,17 +43,17 @@ struct cgrt_vulkan_state {
     VkDeviceSize tensor_end, total_bytes;
     VkBuffer buffer;
     VkDeviceMemory memory;
-    void *mapped;         /* the device buffer when host-visible (no staging), else NULL */
-    VkBuffer staging;     /* tensors' mirror in host memory, when the device needs one */
+    void *mapped;     /* the device buffer when host-visible (no staging), else NULL */
+    VkBuffer staging; /* tensors' mirror in host memory, when the device needs one */
     VkDeviceMemory staging_memory;
     void *staging_mapped;
     VkDescriptorPool pool;
     VkCommandPool command_pool;
     VkCommandBuffer command;
     VkFence fence;
-    VkQueryPool queries;  /* 2 timestamps, or VK_NULL_HANDLE */
-    int poison;           /* CONVGRAD_VK_POISON: outputs and workspace filled with NaN first */
-    int grid_cap;         /* CONVGRAD_VK_GRID_CAP: largest dispatch dimension (0: the device's) */
+    VkQueryPool queries; /* 2 timestamps, or VK_NULL_HANDLE */
+    int poison;          /* CONVGRAD_VK_POISON: outputs and workspace filled with NaN first */
+    int grid_cap;        /* CONVGRAD_VK_GRID_CAP: largest dispatch dimension (0: the device's) */
     double last_ms;
 };
 

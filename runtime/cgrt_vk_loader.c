@@ -32,7 +32,7 @@ cg_status cgrt_vk_load_library(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
         snprintf(msg, CG_MSG_MAX, "no Vulkan driver found: libvulkan has no vkGetInstanceProcAddr");
         return CG_ERR_DEVICE;
     }
-#define LOAD_GLOBAL(name)                                                                      \
+#define LOAD_GLOBAL(name)                                                                          \
     c->fn.name = (PFN_##name)c->fn.vkGetInstanceProcAddr(VK_NULL_HANDLE, #name);
     CGRT_VK_GLOBAL_FUNCTIONS(LOAD_GLOBAL)
 #undef LOAD_GLOBAL
@@ -49,11 +49,11 @@ cg_status cgrt_vk_load_library(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
 }
 
 cg_status cgrt_vk_load_instance(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
-#define LOAD_INSTANCE(name)                                                                    \
-    c->fn.name = (PFN_##name)c->fn.vkGetInstanceProcAddr(c->instance, #name);                   \
-    if (!c->fn.name) {                                                                         \
-        snprintf(msg, CG_MSG_MAX, "Vulkan: the loader has no %s", #name);                      \
-        return CG_ERR_DEVICE;                                                                  \
+#define LOAD_INSTANCE(name)                                                                        \
+    c->fn.name = (PFN_##name)c->fn.vkGetInstanceProcAddr(c->instance, #name);                      \
+    if (!c->fn.name) {                                                                             \
+        snprintf(msg, CG_MSG_MAX, "Vulkan: the loader has no %s", #name);                          \
+        return CG_ERR_DEVICE;                                                                      \
     }
     CGRT_VK_INSTANCE_FUNCTIONS(LOAD_INSTANCE)
     if (c->validation) {
@@ -64,11 +64,11 @@ cg_status cgrt_vk_load_instance(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
 }
 
 cg_status cgrt_vk_load_device(cgrt_vk_context *c, char msg[CG_MSG_MAX]) {
-#define LOAD_DEVICE(name)                                                                      \
-    c->fn.name = (PFN_##name)c->fn.vkGetDeviceProcAddr(c->device, #name);                       \
-    if (!c->fn.name) {                                                                         \
-        snprintf(msg, CG_MSG_MAX, "Vulkan: the driver has no %s", #name);                      \
-        return CG_ERR_DEVICE;                                                                  \
+#define LOAD_DEVICE(name)                                                                          \
+    c->fn.name = (PFN_##name)c->fn.vkGetDeviceProcAddr(c->device, #name);                          \
+    if (!c->fn.name) {                                                                             \
+        snprintf(msg, CG_MSG_MAX, "Vulkan: the driver has no %s", #name);                          \
+        return CG_ERR_DEVICE;                                                                      \
     }
     CGRT_VK_DEVICE_FUNCTIONS(LOAD_DEVICE)
 #undef LOAD_DEVICE

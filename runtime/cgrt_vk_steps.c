@@ -108,9 +108,8 @@ cg_status cgrt_vk_read_steps(cgrt_executable *exe, const cJSON *variant, char ms
     return CG_OK;
 }
 
-static cg_status limit(const cgrt_vk_step *s, const char *what, uint64_t value,
-                       const char *unit, uint64_t device, const char *name,
-                       char msg[CG_MSG_MAX]) {
+static cg_status limit(const cgrt_vk_step *s, const char *what, uint64_t value, const char *unit,
+                       uint64_t device, const char *name, char msg[CG_MSG_MAX]) {
     snprintf(msg, CG_MSG_MAX, "%s: %s %" PRIu64 "%s exceeds the device limit %" PRIu64 "%s (%s)",
              s->kernel, what, value, unit, device, unit, name);
     return CG_ERR_LIMIT;
@@ -134,14 +133,13 @@ cg_status cgrt_vk_check_limits(const cgrt_executable *exe, char msg[CG_MSG_MAX])
         }
         if (invocations > l->maxComputeWorkGroupInvocations)
             return limit(s, "workgroup of", invocations, " invocations",
-                         l->maxComputeWorkGroupInvocations, "maxComputeWorkGroupInvocations",
-                         msg);
+                         l->maxComputeWorkGroupInvocations, "maxComputeWorkGroupInvocations", msg);
         if (s->push_bytes > l->maxPushConstantsSize)
             return limit(s, "push constant block", s->push_bytes, " B", l->maxPushConstantsSize,
                          "maxPushConstantsSize", msg);
         if (s->push_bytes != sizeof(cg_kernel_params)) {
-            snprintf(msg, CG_MSG_MAX, "%s: push constants of %u B, not the ABI's %zu B",
-                     s->kernel, s->push_bytes, sizeof(cg_kernel_params));
+            snprintf(msg, CG_MSG_MAX, "%s: push constants of %u B, not the ABI's %zu B", s->kernel,
+                     s->push_bytes, sizeof(cg_kernel_params));
             return CG_ERR_PACK;
         }
         /* no workgroup-count limit: the runtime spreads a grid over x, y and several
@@ -164,8 +162,8 @@ cg_status cgrt_vk_check_limits(const cgrt_executable *exe, char msg[CG_MSG_MAX])
         unsigned missing = s->features & ~c->features;
         if (missing) {
             unsigned bit = missing & (~missing + 1);
-            snprintf(msg, CG_MSG_MAX, "%s: needs the device feature %s, which %s lacks",
-                     s->kernel, cgrt_vk_feature_vulkan_name(bit), c->properties.deviceName);
+            snprintf(msg, CG_MSG_MAX, "%s: needs the device feature %s, which %s lacks", s->kernel,
+                     cgrt_vk_feature_vulkan_name(bit), c->properties.deviceName);
             return CG_ERR_UNSUPPORTED;
         }
     }

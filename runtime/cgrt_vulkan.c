@@ -27,7 +27,9 @@ static int env_on(const char *name) {
     return v && *v && strcmp(v, "0") != 0;
 }
 
-static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) {
+    return (v + a - 1) / a * a;
+}
 
 /* Regions of the device buffer: the problem's tensors in cg_tensor order, then the workspace. */
 static void layout_regions(cgrt_executable *exe) {
@@ -37,7 +39,8 @@ static void layout_regions(cgrt_executable *exe) {
     for (int t = 0; t < CG_T_COUNT; t++) {
         if (!cg_problem_reads(p, (cg_tensor)t) && !cg_problem_writes(p, (cg_tensor)t)) continue;
         vk->region_offset[t] = at;
-        vk->region_bytes[t] = (VkDeviceSize)cg_tensor_elems(p, (cg_tensor)t) * cg_dtype_size(p->dtype);
+        vk->region_bytes[t] =
+            (VkDeviceSize)cg_tensor_elems(p, (cg_tensor)t) * cg_dtype_size(p->dtype);
         at = align_up(at + align_up(vk->region_bytes[t], 16), 256);
     }
     vk->tensor_end = at;
@@ -55,8 +58,8 @@ static cg_status create_buffer(cgrt_vk_context *c, VkDeviceSize bytes, VkBufferU
                                .size = bytes,
                                .usage = usage,
                                .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    cg_status status =
-        cgrt_vk_check(c, c->fn.vkCreateBuffer(c->device, &info, NULL, buffer), "vkCreateBuffer", msg);
+    cg_status status = cgrt_vk_check(c, c->fn.vkCreateBuffer(c->device, &info, NULL, buffer),
+                                     "vkCreateBuffer", msg);
     if (status != CG_OK) return status;
     VkMemoryRequirements req;
     c->fn.vkGetBufferMemoryRequirements(c->device, *buffer, &req);
@@ -86,26 +89,25 @@ static cg_status create_buffers(cgrt_vulkan_state *vk, char msg[CG_MSG_MAX]) {
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     int discrete = c->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
-    VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkMemoryPropertyFlags got = 0;
-    cg_status status = create_buffer(c, vk->total_bytes, usage,
-                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, discrete ? 0 : host,
-                                     &vk->buffer, &vk->memory, &got, msg);
+    cg_status status = create_buffer(c, vk->total_bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                     discrete ? 0 : host, &vk->buffer, &vk->memory, &got, msg);
     if (status != CG_OK) return status;
     int direct = !discrete && (got & host) == host && !env_on("CONVGRAD_VK_STAGING");
     if (direct)
-        return cgrt_vk_check(c, c->fn.vkMapMemory(c->device, vk->memory, 0, VK_WHOLE_SIZE, 0,
-                                                  &vk->mapped),
-                             "vkMapMemory", msg);
+        return cgrt_vk_check(
+            c, c->fn.vkMapMemory(c->device, vk->memory, 0, VK_WHOLE_SIZE, 0, &vk->mapped),
+            "vkMapMemory", msg);
     if (!vk->tensor_end) return CG_OK;
-    status = create_buffer(c, vk->tensor_end,
-                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &vk->staging,
-                           &vk->staging_memory, &got, msg);
+    status = create_buffer(
+        c, vk->tensor_end, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &vk->staging, &vk->staging_memory, &got, msg);
     if (status == CG_OK)
-        status = cgrt_vk_check(c, c->fn.vkMapMemory(c->device, vk->staging_memory, 0,
-                                                    VK_WHOLE_SIZE, 0, &vk->staging_mapped),
+        status = cgrt_vk_check(c,
+                               c->fn.vkMapMemory(c->device, vk->staging_memory, 0, VK_WHOLE_SIZE, 0,
+                                                 &vk->staging_mapped),
                                "vkMapMemory", msg);
     return status;
 }
@@ -145,42 +147,41 @@ static cg_status create_pipelines(cgrt_executable *exe, char msg[CG_MSG_MAX]) {
         cgrt_vk_step *s = &vk->steps[i];
         VkDescriptorSetLayoutBinding bindings[CGRT_VK_MAX_BINDINGS];
         for (int j = 0; j < s->binding_count; j++)
-            bindings[j] = (VkDescriptorSetLayoutBinding){
-                .binding = (uint32_t)j,
-                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                .descriptorCount = 1,
-                .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+            bindings[j] =
+                (VkDescriptorSetLayoutBinding){.binding = (uint32_t)j,
+                                               .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                               .descriptorCount = 1,
+                                               .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
         VkDescriptorSetLayoutCreateInfo set_info = {
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
             .bindingCount = (uint32_t)s->binding_count,
             .pBindings = bindings};
-        status = cgrt_vk_check(c, c->fn.vkCreateDescriptorSetLayout(c->device, &set_info, NULL,
-                                                                    &s->set_layout),
-                               "vkCreateDescriptorSetLayout", msg);
+        status = cgrt_vk_check(
+            c, c->fn.vkCreateDescriptorSetLayout(c->device, &set_info, NULL, &s->set_layout),
+            "vkCreateDescriptorSetLayout", msg);
         VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
                                     .size = s->push_bytes};
-        VkPipelineLayoutCreateInfo layout_info = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-            .setLayoutCount = 1,
-            .pSetLayouts = &s->set_layout,
-            .pushConstantRangeCount = 1,
-            .pPushConstantRanges = &push};
+        VkPipelineLayoutCreateInfo layout_info = {.sType =
+                                                      VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                                  .setLayoutCount = 1,
+                                                  .pSetLayouts = &s->set_layout,
+                                                  .pushConstantRangeCount = 1,
+                                                  .pPushConstantRanges = &push};
         if (status == CG_OK)
-            status = cgrt_vk_check(c, c->fn.vkCreatePipelineLayout(c->device, &layout_info, NULL,
-                                                                   &s->layout),
-                                   "vkCreatePipelineLayout", msg);
+            status = cgrt_vk_check(
+                c, c->fn.vkCreatePipelineLayout(c->device, &layout_info, NULL, &s->layout),
+                "vkCreatePipelineLayout", msg);
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", exe->pack->dir, s->spv);
         uint32_t *code = NULL;
         size_t size = 0;
         if (status == CG_OK) status = read_file(path, &code, &size, msg);
-        VkShaderModuleCreateInfo module_info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                                .codeSize = size,
-                                                .pCode = code};
+        VkShaderModuleCreateInfo module_info = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
         if (status == CG_OK)
-            status = cgrt_vk_check(c, c->fn.vkCreateShaderModule(c->device, &module_info, NULL,
-                                                                 &modules[i]),
-                                   "vkCreateShaderModule", msg);
+            status = cgrt_vk_check(
+                c, c->fn.vkCreateShaderModule(c->device, &module_info, NULL, &modules[i]),
+                "vkCreateShaderModule", msg);
         free(code);
         infos[i] = (VkComputePipelineCreateInfo){
             .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
@@ -191,9 +192,10 @@ static cg_status create_pipelines(cgrt_executable *exe, char msg[CG_MSG_MAX]) {
             .layout = s->layout};
     }
     if (status == CG_OK && vk->step_count > 0)
-        status = cgrt_vk_check(c, c->fn.vkCreateComputePipelines(c->device, VK_NULL_HANDLE,
-                                                                 (uint32_t)vk->step_count, infos,
-                                                                 NULL, pipelines),
+        status = cgrt_vk_check(c,
+                               c->fn.vkCreateComputePipelines(c->device, VK_NULL_HANDLE,
+                                                              (uint32_t)vk->step_count, infos, NULL,
+                                                              pipelines),
                                "vkCreateComputePipelines", msg);
     for (int i = 0; i < vk->step_count; i++) {
         if (status == CG_OK) vk->steps[i].pipeline = pipelines[i];
@@ -208,19 +210,21 @@ static cg_status create_pipelines(cgrt_executable *exe, char msg[CG_MSG_MAX]) {
 static cg_status create_descriptors(cgrt_vulkan_state *vk, char msg[CG_MSG_MAX]) {
     cgrt_vk_context *c = vk->context;
     uint32_t total = 0;
-    for (int i = 0; i < vk->step_count; i++) total += (uint32_t)vk->steps[i].binding_count;
+    for (int i = 0; i < vk->step_count; i++)
+        total += (uint32_t)vk->steps[i].binding_count;
     VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  .descriptorCount = total ? total : 1};
     VkDescriptorPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                        .maxSets = (uint32_t)(vk->step_count ? vk->step_count : 1),
                                        .poolSizeCount = 1,
                                        .pPoolSizes = &size};
-    cg_status status = cgrt_vk_check(c, c->fn.vkCreateDescriptorPool(c->device, &info, NULL,
-                                                                     &vk->pool),
-                                     "vkCreateDescriptorPool", msg);
+    cg_status status =
+        cgrt_vk_check(c, c->fn.vkCreateDescriptorPool(c->device, &info, NULL, &vk->pool),
+                      "vkCreateDescriptorPool", msg);
     for (int i = 0; i < vk->step_count && status == CG_OK; i++) {
         cgrt_vk_step *s = &vk->steps[i];
-        VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        VkDescriptorSetAllocateInfo alloc = {.sType =
+                                                 VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                              .descriptorPool = vk->pool,
                                              .descriptorSetCount = 1,
                                              .pSetLayouts = &s->set_layout};
@@ -230,9 +234,10 @@ static cg_status create_descriptors(cgrt_vulkan_state *vk, char msg[CG_MSG_MAX])
         VkWriteDescriptorSet writes[CGRT_VK_MAX_BINDINGS];
         for (int j = 0; j < s->binding_count && status == CG_OK; j++) {
             const cgrt_vk_binding *b = &s->bindings[j];
-            buffers[j] = (VkDescriptorBufferInfo){
-                .buffer = vk->buffer, .offset = vk->region_offset[b->buffer] + b->offset,
-                .range = b->bytes};
+            buffers[j] =
+                (VkDescriptorBufferInfo){.buffer = vk->buffer,
+                                         .offset = vk->region_offset[b->buffer] + b->offset,
+                                         .range = b->bytes};
             writes[j] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                                .dstSet = s->set,
                                                .dstBinding = (uint32_t)j,
@@ -257,15 +262,14 @@ typedef struct access {
 typedef struct tracker {
     access pending[64]; /* accesses since the last barrier */
     int count;
-    int group;          /* current concurrent group (a run of steps marked concurrent) */
-    int strict;         /* CONVGRAD_VK_STRICT_BARRIERS: order writes of one group too */
+    int group;  /* current concurrent group (a run of steps marked concurrent) */
+    int strict; /* CONVGRAD_VK_STRICT_BARRIERS: order writes of one group too */
 } tracker;
 
 static void barrier(const cgrt_vk_context *c, VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
                     VkAccessFlags src, VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
-    VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                         .srcAccessMask = src,
-                         .dstAccessMask = dst};
+    VkMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src, .dstAccessMask = dst};
     c->fn.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, NULL, 0, NULL);
 }
 
@@ -308,8 +312,8 @@ static void record_dispatches(const cgrt_vulkan_state *vk, const cgrt_vk_step *s
     const VkPhysicalDeviceLimits *l = &c->properties.limits;
     VkCommandBuffer cmd = vk->command;
     c->fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
-    c->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 1, &s->set,
-                                  0, NULL);
+    c->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 1, &s->set, 0,
+                                  NULL);
     /* A grid longer than maxComputeWorkGroupCount[0] goes over y, then over several dispatches
      * whose first workgroup is passed as work_begin; the shaders return past work_end. */
     int64_t max_x = l->maxComputeWorkGroupCount[0], max_y = l->maxComputeWorkGroupCount[1];
@@ -416,9 +420,9 @@ static cg_status create_commands(cgrt_vulkan_state *vk, char msg[CG_MSG_MAX]) {
     cgrt_vk_context *c = vk->context;
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .queueFamilyIndex = c->queue_family};
-    cg_status status = cgrt_vk_check(
-        c, c->fn.vkCreateCommandPool(c->device, &pool, NULL, &vk->command_pool),
-        "vkCreateCommandPool", msg);
+    cg_status status =
+        cgrt_vk_check(c, c->fn.vkCreateCommandPool(c->device, &pool, NULL, &vk->command_pool),
+                      "vkCreateCommandPool", msg);
     VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                          .commandPool = vk->command_pool,
                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -466,7 +470,8 @@ cg_status cgrt_vulkan_prepare(cgrt_executable *exe, const cJSON *variant, char m
     if (status == CG_OK) status = create_descriptors(vk, msg);
     if (status == CG_OK) status = create_commands(vk, msg);
     if (status == CG_OK) status = record(exe, msg);
-    if (status == CG_OK) status = cgrt_vk_messages_since(vk->context, messages, exe->problem.name, msg);
+    if (status == CG_OK)
+        status = cgrt_vk_messages_since(vk->context, messages, exe->problem.name, msg);
     return status;
 }
 
@@ -494,12 +499,12 @@ cg_status cgrt_vulkan_run(const cgrt_executable *exe, void *const tensors[CG_T_C
     pthread_mutex_unlock(&c->queue_lock);
     cg_status status = cgrt_vk_check(c, result, "vkQueueSubmit", msg);
     if (status == CG_OK)
-        status = cgrt_vk_check(c, c->fn.vkWaitForFences(c->device, 1, &vk->fence, VK_TRUE,
-                                                        UINT64_MAX),
-                               "vkWaitForFences", msg);
+        status =
+            cgrt_vk_check(c, c->fn.vkWaitForFences(c->device, 1, &vk->fence, VK_TRUE, UINT64_MAX),
+                          "vkWaitForFences", msg);
     if (status == CG_OK)
-        status = cgrt_vk_check(c, c->fn.vkResetFences(c->device, 1, &vk->fence), "vkResetFences",
-                               msg);
+        status =
+            cgrt_vk_check(c, c->fn.vkResetFences(c->device, 1, &vk->fence), "vkResetFences", msg);
     if (status == CG_OK && vk->queries) {
         uint64_t stamps[2];
         result = c->fn.vkGetQueryPoolResults(c->device, vk->queries, 0, 2, sizeof stamps, stamps,
