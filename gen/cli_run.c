@@ -25,7 +25,12 @@ static const char run_help[] =
     "\n"
     "  --name NAME    the problem of a multi-problem config to run\n"
     "  --threads N    CPU threads (default: OpenMP's, i.e. all cores)\n"
-    "  --isa ISA      force avx512, avx2 or generic kernels\n";
+    "  --isa ISA      force avx512, avx2 or generic kernels\n"
+    "\n"
+    "Vulkan environment: CONVGRAD_VK_DEVICE=SUBSTRING picks the device by name (default: a\n"
+    "discrete GPU first); CONVGRAD_VK_DEVICE_CLASS=generic|lavapipe|nvidia|amd picks the tile\n"
+    "table of cached packs; CONVGRAD_VK_VALIDATION=1 runs under the Khronos validation layer\n"
+    "with synchronization validation and fails on any message it reports.\n";
 
 typedef struct tensor_set {
     void *data[CG_T_COUNT];

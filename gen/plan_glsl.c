@@ -33,19 +33,23 @@
  *    BS_K = BS_NPQ = 128, BS_CRS = 16, TS_K = 8; IREE uses 32x8 threads x 4x4). 132 SMs x 2.
  *  - amd: the same tile as 4 wave64s (IREE: 8x4 per thread, software-pipelined; we keep one
  *    kernel shape); about 100 CUs x 2 workgroups in flight.
+ * Shared-memory budgets: generic 16 KiB (the Vulkan minimum of maxComputeSharedMemorySize),
+ * lavapipe 32 KiB (its limit), nvidia and amd 32 KiB (two workgroups per SM/CU within the
+ * 48/64 KiB they report). The 128x128x16 tile needs 16 KiB; only narrow tiles come near it.
  */
 typedef struct class_params {
     int bm, bn, bk, tm, tn; /* GEMM tile for large problems */
     int local;              /* invocations of data-movement and reduction workgroups */
     int tp;                 /* depthwise conv: pixels per invocation */
     int threads;            /* workgroups the device runs at once */
+    int shared;             /* shared-memory budget of one workgroup, bytes */
 } class_params;
 
 static const class_params classes[CG_DEVICE_CLASS_COUNT] = {
-    [CG_DEVICE_GENERIC] = {64, 64, 16, 8, 4, 128, 4, 64},
-    [CG_DEVICE_LAVAPIPE] = {64, 64, 16, 8, 8, 64, 4, 8},
-    [CG_DEVICE_NVIDIA] = {128, 128, 16, 8, 8, 256, 4, 264},
-    [CG_DEVICE_AMD] = {128, 128, 16, 8, 8, 256, 4, 200},
+    [CG_DEVICE_GENERIC] = {64, 64, 16, 8, 4, 128, 4, 64, 16384},
+    [CG_DEVICE_LAVAPIPE] = {64, 64, 16, 8, 8, 64, 4, 8, 32768},
+    [CG_DEVICE_NVIDIA] = {128, 128, 16, 8, 8, 256, 4, 264, 32768},
+    [CG_DEVICE_AMD] = {128, 128, 16, 8, 8, 256, 4, 200, 32768},
 };
 
 static const char *const class_names[CG_DEVICE_CLASS_COUNT] = {"generic", "lavapipe", "nvidia",
@@ -275,6 +279,9 @@ static cg_status gemm_tile(cg_step *s, const cg_glsl_options *o, int64_t m, int6
     int64_t rows = pow2_ceil(m) > 32 ? pow2_ceil(m) : 32;
     if (bm > rows) bm = rows;
     if (bm < 32) bm = 32;
+    /* A narrow tile gets more rows for the same area; its shared slices must still fit the
+     * class's budget (with room for dw's pixel-offset table). */
+    while (bm > 32 && 4 * c->bk * (bm + bn) + 16 * c->bk > c->shared) bm /= 2;
     int64_t tm = c->tm < bm / 4 ? c->tm : bm / 4;
     int64_t bk = c->bk;
     if (o->force_bm > 0) bm = o->force_bm;

@@ -260,6 +260,43 @@ static void test_atomic_variant(void **state) {
     free(problems);
 }
 
+/* The generic class promises kernels that every conformant device runs: at most the Vulkan
+ * minimums of 128 invocations and 16 KiB of shared memory, push constants within 128 bytes. */
+static void test_generic_fits_vulkan_minimums(void **state) {
+    (void)state;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/manifest.json", cgt_pack_dir("vulkan"));
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    static char text[1 << 24];
+    size_t size = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[size] = '\0';
+    cJSON *manifest = cJSON_Parse(text);
+    assert_non_null(manifest);
+    int steps = 0;
+    const cJSON *problem;
+    cJSON_ArrayForEach(problem, cJSON_GetObjectItem(manifest, "problems")) {
+        const cJSON *variant = cJSON_GetArrayItem(cJSON_GetObjectItem(problem, "vulkan"), 0);
+        assert_string_equal(cJSON_GetObjectItem(variant, "device_class")->valuestring, "generic");
+        const cJSON *step;
+        cJSON_ArrayForEach(step, cJSON_GetObjectItem(variant, "steps")) {
+            const char *kernel = cJSON_GetObjectItem(step, "kernel")->valuestring;
+            double shared = cJSON_GetObjectItem(step, "shared_bytes")->valuedouble;
+            double push = cJSON_GetObjectItem(step, "push_bytes")->valuedouble;
+            const cJSON *local = cJSON_GetObjectItem(step, "local_size");
+            double invocations = 1;
+            for (int d = 0; d < 3; d++) invocations *= cJSON_GetArrayItem(local, d)->valuedouble;
+            if (shared > 16384 || invocations > 128 || push > 128)
+                fail_msg("%s: %g B shared, %g invocations, %g B push", kernel, shared,
+                         invocations, push);
+            steps++;
+        }
+    }
+    print_message("%d kernels within the Vulkan minimums\n", steps);
+    cJSON_Delete(manifest);
+}
+
 static int class_runs(int f, int v) {
     static const char *const names[] = {"dx_s2_3x3", "dx_wide", "dw_s1_bias", "dw_s2",
                                         "dx_depthwise", "all_ops"};
@@ -463,6 +500,7 @@ static void test_no_driver(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_families),
+        cmocka_unit_test(test_generic_fits_vulkan_minimums),
         cmocka_unit_test(test_split_dw_is_deterministic),
         cmocka_unit_test(test_split_remainders),
         cmocka_unit_test(test_atomic_variant),
