@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel_name.h"
+#include "layout_strides.h"
 #include "template.h"
 
 static const char *buffer_symbol(int buffer) {
@@ -52,22 +53,14 @@ static void set_list(cg_template_values *v, const char *key, const int64_t *valu
     free(joined);
 }
 
-/* Element strides of a weight tensor (w or dw) for one (group, output-channel, input-channel,
- * tap) quadruple. `cout`/`cin` are the step's roles; KCRS is [K][C/G][taps], KRSC is
- * [K][taps][C/G]. */
+/* Puts the strides of a weight element (layout_strides.h) as G/CO/CI/F_STRIDE. */
 static void weight_strides(cg_template_values *v, const cg_problem *p, const cg_step *step,
                            int64_t taps) {
-    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
-    int64_t g_stride = kg * cg * taps;
-    int64_t k_stride = p->channels_last ? taps * cg : cg * taps; /* one output channel k */
-    int64_t c_stride = p->channels_last ? 1 : taps;              /* one input channel */
-    int64_t f_stride = p->channels_last ? cg : 1;
-    int swap = step->role == CG_ROLE_BWD_DATA && !step->depthwise;
-    if (step->depthwise || step->groups == 1) g_stride = 0;
-    cg_values_int(v, "G_STRIDE", g_stride);
-    cg_values_int(v, "CO_STRIDE", swap ? c_stride : k_stride);
-    cg_values_int(v, "CI_STRIDE", swap ? k_stride : c_stride);
-    cg_values_int(v, "F_STRIDE", f_stride);
+    cg_weight_strides w = cg_weight_strides_of(p, step, taps);
+    cg_values_int(v, "G_STRIDE", w.group);
+    cg_values_int(v, "CO_STRIDE", w.cout);
+    cg_values_int(v, "CI_STRIDE", w.cin);
+    cg_values_int(v, "F_STRIDE", w.tap);
 }
 
 static void set_conv_geometry(cg_template_values *v, const cg_step *s) {
@@ -88,29 +81,6 @@ static void set_conv_geometry(cg_template_values *v, const cg_step *s) {
     cg_values_int(v, "NV", s->nv);
 }
 
-/* Index strides of a problem tensor in its own layout: n, the three internal spatial dims,
- * channels. */
-static void tensor_strides(const cg_problem *p, cg_tensor tensor, int64_t *n_stride,
-                           int64_t spatial[3], int64_t *c_stride) {
-    int64_t ext[3] = {1, 1, 1};
-    int shift = 3 - p->rank;
-    const int64_t *source = tensor == CG_T_X || tensor == CG_T_DX ? p->in : p->out;
-    for (int d = 0; d < p->rank; d++) ext[shift + d] = source[d];
-    int64_t channels = tensor == CG_T_X || tensor == CG_T_DX ? p->c : p->k;
-    int64_t pixels = ext[0] * ext[1] * ext[2];
-    *n_stride = channels * pixels;
-    if (p->channels_last) {
-        spatial[2] = channels;
-        spatial[1] = ext[2] * channels;
-        spatial[0] = ext[1] * ext[2] * channels;
-        *c_stride = 1;
-    } else {
-        spatial[2] = 1;
-        spatial[1] = ext[2];
-        spatial[0] = ext[1] * ext[2];
-        *c_stride = pixels;
-    }
-}
 
 /* The row copy of to_cl/from_cl: contiguous on the problem tensor's side. */
 static void set_row_copy(cg_template_values *v, const cg_problem *p, const cg_view *view,
@@ -231,7 +201,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         int to = s->kind == CG_STEP_TO_CL;
         const cg_view *view = to ? &s->dst : &s->src;
         int64_t n_stride, spatial[3], c_stride;
-        tensor_strides(p, (cg_tensor)s->tensor, &n_stride, spatial, &c_stride);
+        cg_tensor_strides(p, (cg_tensor)s->tensor, &n_stride, spatial, &c_stride);
         cg_values_int(v, to ? "DST_OFFSET" : "SRC_OFFSET", view->offset);
         set_triple(v, "E", view->extent);
         set_triple(v, "ORIGIN", view->origin);

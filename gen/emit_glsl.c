@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernel_name.h"
+#include "layout_strides.h"
 #include "template.h"
 
 static const char *const feature_names[CG_GLSL_FEATURE_COUNT] = {"storage_buffer_16bit",
@@ -70,45 +71,15 @@ static int64_t taps_of(const cg_step *s) {
     return s->taps[0] * s->taps[1] * s->taps[2];
 }
 
-/* Same as emit_c.c: element strides of a weight tensor (w or dw) for one (group, output
- * channel, input channel, tap); KCRS is [K][C/G][taps], KRSC is [K][taps][C/G]. */
+/* Puts the strides of a weight element (layout_strides.h) as G/CO/CI/F_STRIDE. */
 static void weight_strides(values *v, const cg_problem *p, const cg_step *step, int64_t taps) {
-    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
-    int64_t g_stride = kg * cg * taps;
-    int64_t k_stride = p->channels_last ? taps * cg : cg * taps;
-    int64_t c_stride = p->channels_last ? 1 : taps;
-    int64_t f_stride = p->channels_last ? cg : 1;
-    int swap = step->role == CG_ROLE_BWD_DATA && !step->depthwise;
-    if (step->depthwise || step->groups == 1) g_stride = 0;
-    put(v, "G_STRIDE", g_stride);
-    put(v, "CO_STRIDE", swap ? c_stride : k_stride);
-    put(v, "CI_STRIDE", swap ? k_stride : c_stride);
-    put(v, "F_STRIDE", f_stride);
+    cg_weight_strides w = cg_weight_strides_of(p, step, taps);
+    put(v, "G_STRIDE", w.group);
+    put(v, "CO_STRIDE", w.cout);
+    put(v, "CI_STRIDE", w.cin);
+    put(v, "F_STRIDE", w.tap);
 }
 
-/* Same as emit_c.c: strides of a problem tensor in its own layout (n, spatial, channel). */
-static void tensor_strides(const cg_problem *p, cg_tensor tensor, int64_t *n_stride,
-                           int64_t spatial[3], int64_t *c_stride) {
-    int64_t ext[3] = {1, 1, 1};
-    int shift = 3 - p->rank;
-    const int64_t *source = tensor == CG_T_X || tensor == CG_T_DX ? p->in : p->out;
-    for (int d = 0; d < p->rank; d++)
-        ext[shift + d] = source[d];
-    int64_t channels = tensor == CG_T_X || tensor == CG_T_DX ? p->c : p->k;
-    int64_t pixels = ext[0] * ext[1] * ext[2];
-    *n_stride = channels * pixels;
-    if (p->channels_last) {
-        spatial[2] = channels;
-        spatial[1] = ext[2] * channels;
-        spatial[0] = ext[1] * ext[2] * channels;
-        *c_stride = 1;
-    } else {
-        spatial[2] = 1;
-        spatial[1] = ext[2];
-        spatial[0] = ext[1] * ext[2];
-        *c_stride = pixels;
-    }
-}
 
 static void put_geometry(values *v, const cg_step *s) {
     int64_t in_base[3], out_base[3];
@@ -192,7 +163,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, values *v)
     }
     case CG_STEP_TO_CL: {
         int64_t n_stride, spatial[3], c_stride;
-        tensor_strides(p, (cg_tensor)s->tensor, &n_stride, spatial, &c_stride);
+        cg_tensor_strides(p, (cg_tensor)s->tensor, &n_stride, spatial, &c_stride);
         const cg_view *view = &s->dst;
         put_triple(v, "E", view->extent);
         put_triple(v, "ORIGIN", view->origin);
