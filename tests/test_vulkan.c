@@ -19,102 +19,16 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "cg_families.h"
 #include "cg_test_support.h"
 #include "plan_glsl.h"
-
-typedef struct family {
-    const char *name;
-    int rank;
-    const char *body; /* JSON members: everything but name, dtype and layout */
-} family;
-
-/* Small shapes: lavapipe runs about 1-10 GFLOP/s and each pipeline is JIT-compiled, so the
- * point is coverage of indices and tile edges, not size. */
-static const family families[] = {
-    /* dx: every stride phase, tails of every tile (M, N and K not multiples of the tile) */
-    {"dx_s2_3x3", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":18,\"input\":[9,10],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
-    /* empty phases: Y=1 s=2, Y=2 s=3, Y=1 s=3, Y=1/2 s=4 */
-    {"dx_1x1_s2", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":17,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
-    {"dx_y2_s3", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":7,\"input\":[17],\"filter\":[2],\"stride\":[3]"},
-    {"dx_y1_s4_y2_s4", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":4,\"k\":9,\"input\":[13,15],\"filter\":[1,2],\"stride\":[4,4]"},
-    /* rocMLIR reproducers (ids {0,3}; groups 4 with pads 0/3), shrunk */
-    {"dx_r1", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":16,\"k\":16,\"input\":[12,19],\"filter\":[2,1],\"stride\":[2,3],\"dilation\":[1,2]"},
-    {"dx_r2", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":16,\"k\":32,\"groups\":4,\"input\":[10,14],\"filter\":[2,1],\"stride\":[2,3],\"dilation\":[1,2],\"pad_lo\":[0,3],\"pad_hi\":[0,3]"},
-    /* gcd(s, d) > 1; dilation holes */
-    {"dx_gcd", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":6,\"k\":10,\"input\":[11,13],\"filter\":[3,2],\"stride\":[2,4],\"dilation\":[2,2],\"pad\":[1,1]"},
-    {"dx_holes", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":9,\"k\":6,\"input\":[19],\"filter\":[3],\"stride\":[3],\"dilation\":[2]"},
-    /* window gaps (s > effective filter) and floor tails; asymmetric and large padding */
-    {"dx_gaps_tail", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":7,\"k\":8,\"input\":[17,8],\"filter\":[2,3],\"stride\":[5,2]"},
-    {"dx_asym", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":8,\"k\":12,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad_lo\":[4,0],\"pad_hi\":[0,3]"},
-    /* groups with Kg != Cg; depthwise; channel multiplier */
-    {"dx_groups", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":8,\"k\":12,\"groups\":4,\"input\":[7,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
-    {"dx_depthwise", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":24,\"groups\":24,\"input\":[9,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
-    {"dx_depthwise_c5", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[13],\"filter\":[3],\"stride\":[2],\"pad\":[1]"},
-    {"dx_multiplier", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":12,\"groups\":6,\"input\":[8,7],\"filter\":[3,3],\"pad\":[1,1]"},
-    /* 3-D, 1-D, O = 1, N = C = K = 1, several M/N tiles with a K tail */
-    {"dx_3d", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":4,\"k\":4,\"input\":[4,4,8],\"filter\":[2,2,1],\"stride\":[2,2,3],\"dilation\":[1,1,2]"},
-    {"dx_3d_pad", 3, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":3,\"input\":[5,6,4],\"filter\":[3,3,3],\"pad\":[1,1,1]"},
-    {"dx_o1", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":3,\"k\":4,\"input\":[5],\"filter\":[3],\"stride\":[4]"},
-    {"dx_unit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":1,\"k\":1,\"input\":[6,5],\"filter\":[2,3],\"stride\":[1,2]"},
-    {"dx_wide", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":40,\"k\":70,\"input\":[6,23],\"filter\":[3,3],\"pad\":[1,1]"},
-    /* dw and db: bias row, stride with floor, gaps, groups, depthwise, 1x1 strided, dilation
-     * with asymmetric padding, 3-D, db alone, vec4 and scalar channel paths */
-    {"dw_s1_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":12,\"k\":20,\"input\":[9,11],\"filter\":[3,3],\"pad\":[1,1]"},
-    {"dw_s2", 2, "\"op\":\"bwd_weight\",\"n\":3,\"c\":10,\"k\":33,\"input\":[10,9],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
-    {"dw_gaps", 1, "\"op\":\"bwd_weight\",\"n\":2,\"c\":5,\"k\":6,\"input\":[23],\"filter\":[2],\"stride\":[5]"},
-    {"dw_groups_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":8,\"k\":12,\"groups\":4,\"input\":[8,7],\"filter\":[3,2],\"stride\":[1,2],\"pad\":[1,0]"},
-    {"dw_depthwise_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
-    {"dw_depthwise_c7", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":7,\"k\":7,\"groups\":7,\"input\":[15],\"filter\":[3],\"dilation\":[2],\"pad\":[1]"},
-    {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
-    {"dw_dil_asym", 2, "\"op\":\"bwd_weight\",\"n\":1,\"c\":6,\"k\":7,\"input\":[10,9],\"filter\":[3,3],\"dilation\":[2,3],\"pad_lo\":[3,0],\"pad_hi\":[0,2]"},
-    {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
-    {"dw_big_split", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":8,\"k\":8,\"input\":[19,19],\"filter\":[3,3],\"pad\":[1,1]"},
-    {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
-    /* forward, and everything at once */
-    {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
-    {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},
-    {"all_ops", 2, "\"op\":[\"fwd\",\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":9,\"k\":11,\"input\":[7,8],\"filter\":[3,2],\"stride\":[2,1],\"pad_lo\":[1,0],\"pad_hi\":[0,1]"},
-};
-
-#define FAMILY_COUNT ((int)(sizeof families / sizeof families[0]))
-
-typedef struct variant {
-    const char *tag, *dtype;
-    int channels_last;
-} variant;
 
 /* Each family runs in two variants, one per layout family, rotating over the dtypes (f32 with
  * f16, f32 with bf16, f16 with bf16): every family meets both layouts, every dtype meets about
  * two thirds of the families. all_ops runs in all six. */
-static const variant variants[] = {
-    {"f32_nc", "f32", 0}, {"f32_nl", "f32", 1}, {"f16_nc", "f16", 0},
-    {"f16_nl", "f16", 1}, {"bf16_nc", "bf16", 0}, {"bf16_nl", "bf16", 1},
-};
-#define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
-
 static int family_runs(int f, int v) {
-    return !strcmp(families[f].name, "all_ops") || v == f % VARIANT_COUNT ||
-           v == (f + 3) % VARIANT_COUNT;
-}
-
-static char *config_text(int (*runs)(int, int)) {
-    size_t cap = 1 << 17, len = 0;
-    char *text = malloc(cap);
-    len += (size_t)snprintf(text + len, cap - len, "{\"problems\": [");
-    int first = 1;
-    for (int f = 0; f < FAMILY_COUNT; f++)
-        for (int v = 0; v < VARIANT_COUNT; v++) {
-            if (!runs(f, v)) continue;
-            len += (size_t)snprintf(text + len, cap - len,
-                                    "%s{\"name\":\"%s_%s\",\"dtype\":\"%s\",\"layout\":\"%s\",%s}",
-                                    first ? "" : ",", families[f].name, variants[v].tag,
-                                    variants[v].dtype,
-                                    cg_layout_name(families[f].rank, variants[v].channels_last),
-                                    families[f].body);
-            first = 0;
-        }
-    snprintf(text + len, cap - len, "]}");
-    return text;
+    return !strcmp(cgt_families[f].name, "all_ops") || v == f % CGT_VARIANT_COUNT ||
+           v == (f + 3) % CGT_VARIANT_COUNT;
 }
 
 typedef struct suite {
@@ -148,7 +62,7 @@ static int setup(void **state) {
     setenv("CONVGRAD_VK_POISON", "1", 1);
     if (!getenv("XDG_RUNTIME_DIR")) setenv("XDG_RUNTIME_DIR", "/tmp", 1);
     suite *s = &the_suite;
-    char *text = config_text(family_runs);
+    char *text = cgt_families_config(family_runs);
     s->problems = cgt_parse(text, &s->count);
     free(text);
     cg_gen_options options = {.targets = CG_TARGET_VULKAN, .config_name = "tests/test_vulkan.c"};
@@ -301,7 +215,7 @@ static int class_runs(int f, int v) {
     static const char *const names[] = {"dx_s2_3x3", "dx_wide", "dw_s1_bias", "dw_s2",
                                         "dx_depthwise", "all_ops"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(families[f].name, names[i])) return v == 0 || v == 3;
+        if (!strcmp(cgt_families[f].name, names[i])) return v == 0 || v == 3;
     return 0;
 }
 
@@ -309,7 +223,7 @@ static int class_runs(int f, int v) {
  * same thing; lavapipe has room for all of them. */
 static void test_device_classes(void **state) {
     (void)state;
-    char *text = config_text(class_runs);
+    char *text = cgt_families_config(class_runs);
     int count;
     cg_problem *problems = cgt_parse(text, &count);
     free(text);
