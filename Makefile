@@ -98,7 +98,7 @@ clean:
 #   make test-asan             the C unit tests rebuilt into build-asan/ with ASan + UBSan
 #                              (leak checking on; tests/lsan.supp lists the only suppressions)
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := problem_json npy manifest miopen overrides
+FUZZ_TARGETS := problem_json npy manifest miopen overrides sweep
 FUZZ_FLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(WARN) -Iruntime -Igen
 # Each target links only the sources its parser needs.
@@ -106,6 +106,7 @@ FUZZ_SRCS_problem_json := gen/problem_json.c runtime/cg_problem.c
 FUZZ_SRCS_npy := runtime/cg_npy.c runtime/cg_problem.c
 FUZZ_SRCS_manifest := runtime/cgrt_manifest.c runtime/cg_problem.c
 FUZZ_SRCS_miopen := gen/miopen_import.c runtime/cg_problem.c
+FUZZ_SRCS_sweep := gen/sweep_spec.c gen/problem_json.c runtime/cg_problem.c
 FUZZ_SRCS_overrides := $(sort $(wildcard gen/plan*.c)) gen/tiles.c \
 	gen/kernel_name.c gen/target.c runtime/cg_problem.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)

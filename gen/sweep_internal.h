@@ -16,6 +16,13 @@ typedef struct cg_sweep {
     double verify_max_gflop;     /* "verify_max_gflop": < 0 means no limit */
 } cg_sweep;
 
+/* Grid combinations allowed per grid (documented limit; past it: CG_ERR_LIMIT). */
+#define CG_SWEEP_MAX_COMBINATIONS 100000
+
+/* Expands a sweep from its JSON text; `name` is used when the file has no "name" key. */
+cg_status cg_sweep_parse(const char *text, const char *name, cg_sweep *sweep,
+                         char msg[CG_MSG_MAX]);
+
 /* Reads and expands a sweep file. CG_ERR_INVALID (exit 2) for a malformed file or an invalid
  * explicit problem; msg names the key ("grids[1].vary.stride: ..."). */
 cg_status cg_sweep_load(const char *path, cg_sweep *sweep, char msg[CG_MSG_MAX]);

@@ -197,6 +197,17 @@ static cg_status expand_grid(builder *b, const cJSON *grid, int index, char msg[
         lists[key_count] = item;
         sizes[key_count++] = cJSON_GetArraySize(item);
     }
+    /* A documented limit: a grid expands to at most CG_SWEEP_MAX_COMBINATIONS problems, so a
+     * hand-written (or fuzzed) grid cannot ask for 10^24 of them. */
+    int64_t combinations = 1;
+    for (int k = 0; k < key_count; k++) {
+        combinations *= sizes[k];
+        if (combinations > CG_SWEEP_MAX_COMBINATIONS) {
+            snprintf(msg, CG_MSG_MAX, "%s.vary: more than %d combinations (the limit)", where,
+                     CG_SWEEP_MAX_COMBINATIONS);
+            return CG_ERR_LIMIT;
+        }
+    }
     char prefix[48];
     const cJSON *base_name = cJSON_GetObjectItemCaseSensitive(base, "name");
     if (cJSON_IsString(name)) snprintf(prefix, sizeof prefix, "%s", name->valuestring);
@@ -295,20 +306,36 @@ static cg_status expand(const cJSON *root, builder *b, char msg[CG_MSG_MAX]) {
     return CG_OK;
 }
 
-cg_status cg_sweep_load(const char *path, cg_sweep *sweep, char msg[CG_MSG_MAX]) {
+cg_status cg_sweep_parse(const char *text, const char *name, cg_sweep *sweep,
+                         char msg[CG_MSG_MAX]) {
     memset(sweep, 0, sizeof *sweep);
     sweep->verify_max_gflop = -1;
-    file_stem(path, sweep->name);
-    char *text = read_text(path, msg);
-    if (!text) return CG_ERR_IO;
+    snprintf(sweep->name, sizeof sweep->name, "%s", name);
     cJSON *root = cJSON_Parse(text);
-    free(text);
     if (!root) return fail(msg, "not valid JSON%s%s", "", "");
     builder b = {.sweep = sweep};
     cg_status status = expand(root, &b, msg);
     cJSON_Delete(root);
     free(b.canonical);
-    if (status != CG_OK) cg_sweep_free(sweep);
+    if (status != CG_OK) {
+        cg_sweep_free(sweep);
+        /* keys and values from the file are quoted in messages: keep them one line */
+        for (char *c = msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+    }
+    return status;
+}
+
+cg_status cg_sweep_load(const char *path, cg_sweep *sweep, char msg[CG_MSG_MAX]) {
+    char name[CG_NAME_MAX + 1];
+    file_stem(path, name);
+    char *text = read_text(path, msg);
+    if (!text) {
+        memset(sweep, 0, sizeof *sweep);
+        return CG_ERR_IO;
+    }
+    cg_status status = cg_sweep_parse(text, name, sweep, msg);
+    free(text);
     return status;
 }
 
