@@ -102,13 +102,11 @@ static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
         strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
     }
-    int index = (int)(pack - plan->steps);
     /* The pack step copies the conv step's weight description (taps, map, tile, role). */
     *pack = *conv;
     pack->kind = CG_STEP_PACK_W;
     pack->concurrent = 1;
     pack->work_items = conv->depthwise ? blocks : conv->groups * blocks;
-    (void)index;
     cg_name_step(plan, pack, conv->phase_id >= 0 ? "packwd" : "packw");
     return CG_OK;
 }
