@@ -107,21 +107,29 @@ static void set_row_copy(cg_template_values *v, const cg_problem *p, const cg_vi
     }
 }
 
-/* Tap tables of a planar step, and the x range where every tap stays inside the row. */
-static void set_planar_taps(cg_template_values *v, const cg_step *s) {
-    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
-    int64_t column[3][CG_MAX_TAPS], map[CG_MAX_TAPS], min2 = 0, max2 = 0, max1 = 0;
-    for (int64_t t = 0; t < taps; t++) {
+/* The per-dim tap offsets of a planar step, as TAPS and OFF0..2 lists. */
+static void set_planar_offsets(cg_template_values *v, const cg_step *s) {
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], column[3][CG_MAX_TAPS];
+    for (int64_t t = 0; t < taps; t++)
         for (int i = 0; i < 3; i++) column[i][t] = s->tap_offset[t][i];
-        map[t] = s->tap_map[t];
-        if (t == 0 || column[1][t] > max1) max1 = column[1][t];
-        if (t == 0 || column[2][t] < min2) min2 = column[2][t];
-        if (t == 0 || column[2][t] > max2) max2 = column[2][t];
-    }
     cg_values_int(v, "TAPS", taps);
     set_list(v, "OFF0", column[0], (int)taps);
     set_list(v, "OFF1", column[1], (int)taps);
     set_list(v, "OFF2", column[2], (int)taps);
+}
+
+/* Tap tables of a planar step, and the x range where every tap stays inside the row. */
+static void set_planar_taps(cg_template_values *v, const cg_step *s) {
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], map[CG_MAX_TAPS];
+    int64_t min2 = 0, max2 = 0, max1 = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        int64_t c1 = s->tap_offset[t][1], c2 = s->tap_offset[t][2];
+        map[t] = s->tap_map[t];
+        if (t == 0 || c1 > max1) max1 = c1;
+        if (t == 0 || c2 < min2) min2 = c2;
+        if (t == 0 || c2 > max2) max2 = c2;
+    }
+    set_planar_offsets(v, s);
     cg_values_int(v, "FAST_LO", min2 < 0 ? -min2 : 0);
     cg_values_int(v, "FAST_END", s->src.logical[2] - max2);
     cg_values_int(v, "MAX_OFF1", max1);
@@ -131,6 +139,20 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s) {
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
+    case CG_STEP_PLANAR_CONV:
+        cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
+        cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
+        set_triple(v, "IN", s->src.logical);
+        set_triple(v, "OUT", s->dst.logical);
+        cg_values_int(v, "GROUPS", s->groups);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "MR", s->mr);
+        cg_values_int(v, "NV", s->nv);
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        set_planar_offsets(v, s);
+        return "cpu/planar_conv.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL: {
         int dw = s->kind == CG_STEP_PLANAR_DW_PARTIAL;

@@ -43,7 +43,7 @@ int64_t cg_gcd(int64_t a, int64_t b) {
 static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
-    "planar_depthwise", "planar_dw_partial"};
+    "planar_depthwise", "planar_dw_partial", "planar_conv"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -268,7 +268,8 @@ void cg_plan_close_regions(cg_plan *plan) {
 int cg_step_region(cg_step_kind kind) {
     switch (kind) {
     case CG_STEP_PLANAR_DEPTHWISE:
-    case CG_STEP_PLANAR_DW_PARTIAL: return 2;
+    case CG_STEP_PLANAR_DW_PARTIAL:
+    case CG_STEP_PLANAR_CONV: return 2;
     case CG_STEP_TO_CL:
     case CG_STEP_PACK_W: return 1;
     case CG_STEP_REDUCE:

@@ -36,6 +36,7 @@ typedef enum cg_step_kind {
     CG_STEP_FROM_CL,     /* f32 channels-last view -> output tensor (layout, dtype) */
     CG_STEP_PLANAR_DEPTHWISE,  /* depthwise stride-1 fwd or dx straight on f32 NC... planes */
     CG_STEP_PLANAR_DW_PARTIAL, /* depthwise stride-1 dw (and db) partials on f32 NC... planes */
+    CG_STEP_PLANAR_CONV,       /* dense/grouped stride-1 fwd or dx straight on f32 NC... planes */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

@@ -54,7 +54,7 @@ static cg_problem problem_1d(int64_t D, int64_t Y, int64_t s, int64_t d, int64_t
 
 static int is_dx_conv(const cg_step *s) {
     return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
-            s->kind == CG_STEP_PLANAR_DEPTHWISE) &&
+            s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV) &&
            s->phase_id >= 0;
 }
 
@@ -213,8 +213,10 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                         fail_msg("%s: dx position %lld written twice (phase %d)", name,
                                  (long long)flat, s->phase_id);
                     int nw = true_pairs(&g, x, want);
-                    int ng = s->kind == CG_STEP_PLANAR_DEPTHWISE ? planar_pairs(s, &g, x, got)
-                                                                 : step_pairs(s, &g, hh, got, name);
+                    int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
+                                 s->kind == CG_STEP_PLANAR_CONV;
+                    int ng = planar ? planar_pairs(s, &g, x, got)
+                                    : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
                     qsort(got, (size_t)ng, sizeof *got, cmp_i64);
                     if (nw != ng || memcmp(want, got, (size_t)nw * sizeof *want) != 0)

@@ -51,6 +51,9 @@ const cgt_family cgt_families[] = {
     {"dw_dx_planar_s1", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[5,200],\"filter\":[3,3],\"pad\":[1,1]"},
     {"planar_dilated_asym", 2, "\"op\":[\"fwd\",\"bwd_data\",\"bwd_weight\"],\"n\":1,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,70],\"filter\":[3,5],\"dilation\":[2,3],\"pad_lo\":[2,7],\"pad_hi\":[1,0]"},
     {"planar_3d_db", 3, "\"op\":[\"bwd_data\",\"bwd_bias\"],\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[4,5,19],\"filter\":[3,1,3],\"pad\":[1,0,2]"},
+    /* dense and grouped stride-1 on channels-first planes (planar kernels for f32 NC...):
+     * a row wider than one register tile, dilation, asymmetric padding, channel-block tails */
+    {"planar_dense", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":12,\"k\":10,\"groups\":2,\"input\":[5,70],\"filter\":[3,5],\"dilation\":[1,2],\"pad_lo\":[1,3],\"pad_hi\":[2,0]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
     {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
     /* odd channel counts for the scalar (non-vec4) GLSL paths; a long dw split */
