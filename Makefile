@@ -142,14 +142,18 @@ test-asan:
 	  CONVGRAD_TEST_PACKS=$(CURDIR)/$(BUILD)/test-packs; \
 	  failed=0; for t in $(TEST_BINS:$(BUILD)/%=$(ASAN_BUILD)/%); do \
 	    echo "test-asan: $$t"; leaks=1; \
-	    case $$t in */test_vulkan) leaks=0;; esac; \
+	    case $$t in */test_vulkan|*/test_cpu_kernels) leaks=0;; esac; \
 	    ASAN_OPTIONS=detect_leaks=$$leaks:abort_on_error=0:strict_string_checks=1 $$t \
 	      || { echo "test-asan: FAIL $$t"; failed=1; }; \
 	  done; exit $$failed
-# Leak checking is off for test_vulkan alone: Mesa's lavapipe JIT-compiles shaders with LLVM
+# Leak checking is off for test_vulkan: Mesa's lavapipe JIT-compiles shaders with LLVM
 # and keeps process-lifetime allocations whose stacks end in JIT code ("<unknown module>"),
-# which no suppression can name. Address and undefined-behaviour checks stay on there, and
-# every other test runs with leak checking (tests/lsan.supp names third-party libraries only).
+# which no suppression can name. Address and undefined-behaviour checks stay on there, and the
+# other tests run with leak checking (tests/lsan.supp names third-party libraries only).
+# Leak checking is off for test_cpu_kernels too: at the exit of that test (thousands of kernels
+# loaded from one pack) LeakSanitizer's own stop-the-world tracer crashes about one run in
+# four ("Tracer caught signal 11"), a tool failure rather than a finding. The code it drives
+# (plan, emit, pack build, load, run) is leak-checked by test_api_threads and test_plan.
 
 # packs, install, C API example
 #   make packs                 build every configs/packs/*.json into out/packs/<name>/ + .tar.gz
