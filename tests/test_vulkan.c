@@ -180,15 +180,7 @@ static void test_atomic_variant(void **state) {
  * minimums of 128 invocations and 16 KiB of shared memory, push constants within 128 bytes. */
 static void test_generic_fits_vulkan_minimums(void **state) {
     (void)state;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/manifest.json", cgt_pack_dir("vulkan"));
-    FILE *file = fopen(path, "rb");
-    assert_non_null(file);
-    static char text[1 << 24];
-    size_t size = fread(text, 1, sizeof text - 1, file);
-    fclose(file);
-    text[size] = '\0';
-    cJSON *manifest = cJSON_Parse(text);
+    cJSON *manifest = cgt_manifest_read(cgt_pack_dir("vulkan"));
     assert_non_null(manifest);
     int steps = 0;
     const cJSON *problem;
@@ -242,23 +234,29 @@ static void test_device_classes(void **state) {
 }
 
 /* The discrete-GPU path: device-local buffer, staging copies in the same command buffer. */
-static void test_staging_path(void **state) {
-    suite *s = *state;
-    setenv("CONVGRAD_VK_STAGING", "1", 1);
-    const char *names[] = {"all_ops_f32_nc", "all_ops_bf16_nl", "dx_s2_3x3_f32_nc",
-                           "dw_depthwise_bias_f32_nl", "db_only_f16_nc"};
+/* Runs the named problems of the suite (those present) on Vulkan; returns the failures. */
+static int check_named(const suite *s, const char *const *names, size_t count, const char *what) {
     int failures = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    for (size_t i = 0; i < count; i++) {
         const cg_problem *problem = NULL;
         for (int j = 0; j < s->count; j++)
             if (!strcmp(s->problems[j].name, names[i])) problem = &s->problems[j];
         if (!problem) continue;
         char report[512];
         if (!cgt_check(s->pack, problem, CGRT_TARGET_VULKAN, -1, 0, report, sizeof report, NULL)) {
-            print_error("staging: %s\n", report);
+            print_error("%s: %s\n", what, report);
             failures++;
         }
     }
+    return failures;
+}
+
+static void test_staging_path(void **state) {
+    suite *s = *state;
+    setenv("CONVGRAD_VK_STAGING", "1", 1);
+    const char *names[] = {"all_ops_f32_nc", "all_ops_bf16_nl", "dx_s2_3x3_f32_nc",
+                           "dw_depthwise_bias_f32_nl", "db_only_f16_nc"};
+    int failures = check_named(s, names, sizeof names / sizeof names[0], "staging");
     unsetenv("CONVGRAD_VK_STAGING");
     assert_int_equal(failures, 0);
 }
@@ -270,18 +268,7 @@ static void test_long_grids(void **state) {
     setenv("CONVGRAD_VK_GRID_CAP", "3", 1);
     const char *names[] = {"all_ops_f32_nc", "all_ops_f16_nl", "dx_wide_f32_nc",
                            "dw_big_split_f32_nl", "dx_depthwise_f32_nc", "db_only_f16_nc"};
-    int failures = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const cg_problem *problem = NULL;
-        for (int j = 0; j < s->count; j++)
-            if (!strcmp(s->problems[j].name, names[i])) problem = &s->problems[j];
-        if (!problem) continue;
-        char report[512];
-        if (!cgt_check(s->pack, problem, CGRT_TARGET_VULKAN, -1, 0, report, sizeof report, NULL)) {
-            print_error("long grids: %s\n", report);
-            failures++;
-        }
-    }
+    int failures = check_named(s, names, sizeof names / sizeof names[0], "long grids");
     unsetenv("CONVGRAD_VK_GRID_CAP");
     assert_int_equal(failures, 0);
 }
@@ -351,26 +338,14 @@ static void test_push_constant_limit(void **state) {
     (void)state;
     cgrt_pack *pack = limits_pack();
     cgrt_pack_close(pack);
-    char path[4200], msg[CG_MSG_MAX] = "";
-    snprintf(path, sizeof path, "%s/manifest.json", cgt_pack_dir("vulkan-limits"));
-    FILE *file = fopen(path, "rb");
-    assert_non_null(file);
-    static char text[1 << 20];
-    size_t size = fread(text, 1, sizeof text - 1, file);
-    fclose(file);
-    text[size] = '\0';
-    cJSON *manifest = cJSON_Parse(text);
+    char msg[CG_MSG_MAX] = "";
+    cJSON *manifest = cgt_manifest_read(cgt_pack_dir("vulkan-limits"));
     assert_non_null(manifest);
     cJSON *problem = cJSON_GetArrayItem(cJSON_GetObjectItem(manifest, "problems"), 0);
     cJSON *variant = cJSON_GetArrayItem(cJSON_GetObjectItem(problem, "vulkan"), 0);
     cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItem(variant, "steps"), 0);
     cJSON_ReplaceItemInObject(step, "push_bytes", cJSON_CreateNumber(65536));
-    char *edited = cJSON_Print(manifest);
-    file = fopen(path, "wb");
-    assert_non_null(file);
-    fputs(edited, file);
-    fclose(file);
-    free(edited);
+    assert_int_equal(cgt_manifest_write(cgt_pack_dir("vulkan-limits"), manifest), 0);
     cJSON_Delete(manifest);
     assert_int_equal(cgrt_pack_open(cgt_pack_dir("vulkan-limits"), &pack, msg), CG_OK);
     cgrt_executable *exe = NULL;

@@ -117,3 +117,33 @@ int cgt_check(cgrt_pack *pack, const cg_problem *problem, cgrt_target target, in
     cgrt_executable_destroy(exe);
     return ok;
 }
+
+cJSON *cgt_manifest_read(const char *pack_dir) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/manifest.json", pack_dir);
+    FILE *file = fopen(path, "rb");
+    if (!file) return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    cJSON *manifest = NULL;
+    if (text && fread(text, 1, (size_t)size, file) == (size_t)size) {
+        text[size] = '\0';
+        manifest = cJSON_Parse(text);
+    }
+    free(text);
+    fclose(file);
+    return manifest;
+}
+
+int cgt_manifest_write(const char *pack_dir, const cJSON *manifest) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/manifest.json", pack_dir);
+    char *text = cJSON_Print(manifest);
+    FILE *file = text ? fopen(path, "wb") : NULL;
+    int failed = !file || fputs(text, file) < 0;
+    if (file && fclose(file) != 0) failed = 1;
+    free(text);
+    return failed ? -1 : 0;
+}

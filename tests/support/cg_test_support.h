@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "convgrad.h"
 #include "pack.h"
 
@@ -31,5 +33,10 @@ void cgt_fill_nan(void *data, int64_t count, cg_dtype dtype);
  * (caller frees each). */
 int cgt_check(cgrt_pack *pack, const cg_problem *problem, cgrt_target target, int isa,
               int threads, char *report, size_t cap, void *outputs[CG_T_COUNT]);
+
+/* A pack's manifest.json parsed (NULL if unreadable or not JSON), and written back (0 on
+ * success), for tests that inspect or tamper with a pack. */
+cJSON *cgt_manifest_read(const char *pack_dir);
+int cgt_manifest_write(const char *pack_dir, const cJSON *manifest);
 
 #endif /* CG_TEST_SUPPORT_H */
