@@ -118,6 +118,23 @@ static void set_planar_offsets(cg_template_values *v, const cg_step *s) {
     set_list(v, "OFF2", column[2], (int)taps);
 }
 
+/* Tap tables of a planar conv step: rows (dims 0, 1) read (o + OFF) / S where S divides;
+ * along the row the plan has already sorted the taps by phase and made COL2 phase-relative. */
+static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], column[3][CG_MAX_TAPS];
+    int64_t phase_end[2] = {s->row_phase_end[0], s->row_phase_end[1]};
+    for (int64_t t = 0; t < taps; t++)
+        for (int i = 0; i < 3; i++) column[i][t] = s->tap_offset[t][i];
+    cg_values_int(v, "TAPS", taps);
+    cg_values_int(v, "S0", s->stride[0]);
+    cg_values_int(v, "S1", s->stride[1]);
+    cg_values_int(v, "SW", s->stride[2]);
+    set_list(v, "OFF0", column[0], (int)taps);
+    set_list(v, "OFF1", column[1], (int)taps);
+    set_list(v, "COL2", column[2], (int)taps);
+    set_list(v, "PHASE_END", phase_end, (int)s->stride[2]);
+}
+
 /* Tap tables of a planar step, and the x range where every tap stays inside the row. */
 static void set_planar_taps(cg_template_values *v, const cg_step *s) {
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], map[CG_MAX_TAPS];
@@ -151,7 +168,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
-        set_planar_offsets(v, s);
+        set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL: {

@@ -98,6 +98,11 @@ typedef struct cg_step {
     /* PLANAR_*: tap t reads the input plane at output position + tap_offset[t] per internal
      * dim (stride 1), and weight element tap_map[t] of its channel. */
     int32_t tap_offset[CG_MAX_TAPS][3];
+    /* PLANAR_CONV with stride[2] = 2 (dx): the taps are sorted by the parity q of the output
+     * positions they feed, tap_offset[t][2] is then the input column offset in units of the
+     * phase (position 2j + q reads column j + offset), and phase q owns the taps up to
+     * row_phase_end[q]. With stride 1: one phase, row_phase_end[0] = all taps. */
+    int row_phase_end[2];
 
     /* ZERO_FILL: per dim, the positions written by phase t are zf_first + stride*i for
      * i < zf_count (t < zf_phases); everything else in that dim is unwritten. */

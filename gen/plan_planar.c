@@ -1,4 +1,4 @@
-/* plan_planar.c: depthwise convolutions with stride 1 on f32 channels-first tensors.
+/* plan_planar.c: convolutions straight on f32 channels-first tensors, no reorders.
  *
  * Depthwise layers move a lot of data for few FLOPs (9 MACs per element for 3x3), so on NCHW
  * tensors the reorders into and out of channels-last cost more than the convolution itself.
@@ -7,6 +7,9 @@
  * they are. dx needs no stride phases (T = 1) and no zero-fill: every position gets its sum.
  *   fwd: y[p] = sum_f x[p - pl + d*f]      dx: dx[p] = sum_f dy[p + pl - d*f]
  *   dw:  dw[f] = sum_{n,o} dy[o] * x[o - pl + d*f]    (db = sum dy rides along)
+ * Dense and grouped dx also runs planar with strides: dx[p] = sum_f dy[(p + pl - d*f) / s]
+ * over the taps where s divides; along the row (s = 2) each tap feeds one parity of p, and
+ * positions no tap reaches get exact zeros from untouched accumulators.
  */
 #include <string.h>
 
@@ -15,18 +18,30 @@
 
 static int is_depthwise(const cg_problem *p) { return p->groups == p->c && p->groups == p->k; }
 
+/* Dense or grouped problems the planar kernel serves: fwd and dx (dw needs the channels-last
+ * reduction kernels). Stride 1, or dx alone with any stride across rows and stride 2 along
+ * them: the kernel then computes the two phases of a row in separate registers and
+ * interleaves them before the store (S6-like grouped stride-2 layers spent 40% of their time
+ * in the reorders into and out of channels-last). */
+static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
+    if (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) return 0;
+    int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
+    if (strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2)) return 0;
+    /* Rows of at least two vectors (per phase): with one, the tile is MR broadcasts per input
+     * vector and the broadcasts, not the FMAs, set the pace (S9's 16-wide rows ran 10%
+     * slower). A stride-2 row holds two phase vectors per input vector, so one is enough. */
+    int64_t per_phase = (dims->in[2] + dims->stride[2] - 1) / dims->stride[2];
+    int64_t shortest = per_phase < dims->out[2] ? per_phase : dims->out[2];
+    return shortest >= (dims->stride[2] == 2 ? 1 : 2) * vlen;
+}
+
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->dtype != CG_F32) return 0;
+    if (!is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
     for (int i = 0; i < 3; i++)
         if (dims->stride[i] != 1) return 0;
-    if (is_depthwise(p)) return 1;
-    /* Dense and grouped: fwd and dx only (dw needs the channels-last reduction kernels), and
-     * rows of at least two vectors: with one, the tile is MR broadcasts per input vector and
-     * the broadcasts, not the FMAs, set the pace (S9's 16-wide rows ran 10% slower). */
-    int64_t shortest = dims->in[2] < dims->out[2] ? dims->in[2] : dims->out[2];
-    if (shortest < 2 * cg_isa_budget_of(plan->target.isa)->vlen) return 0;
-    return (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) == 0;
+    return 1;
 }
 
 /* Fills tap offsets: sign +1 reads x at p - pl + d*f (fwd, dw), -1 reads dy at p + pl - d*f. */
@@ -56,8 +71,35 @@ static void plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const in
     view->buffer = buffer;
 }
 
-/* Dense/grouped planar steps: a tile of MR output channels x NV vectors along the row; the
- * weights are packed [g][channel block][tap][cin][MR] by a PACK_W step (its "nr" is MR). */
+/* Sorts a stride-2 dx step's taps by the parity q of the row positions they feed (tap raw
+ * offset r reads input column (2j + q + r) / 2, so q = r mod 2) and rewrites the column offset
+ * in phase units: (q + r) / 2. Stable, so each phase keeps the filter order. */
+static void split_row_phases(cg_step *step) {
+    int64_t taps = step->taps[0] * step->taps[1] * step->taps[2], end = 0;
+    if (step->stride[2] == 1) {
+        step->row_phase_end[0] = (int)taps;
+        return;
+    }
+    static const int phases = 2;
+    int32_t offset[CG_MAX_TAPS][3], map[CG_MAX_TAPS];
+    memcpy(offset, step->tap_offset, sizeof offset);
+    memcpy(map, step->tap_map, sizeof map);
+    for (int q = 0; q < phases; q++) {
+        for (int64_t t = 0; t < taps; t++) {
+            int32_t raw = offset[t][2];
+            if (((raw % phases) + phases) % phases != q) continue;
+            memcpy(step->tap_offset[end], offset[t], sizeof offset[t]);
+            step->tap_offset[end][2] = (raw + q) / phases;
+            step->tap_map[end++] = map[t];
+        }
+        step->row_phase_end[q] = (int)end;
+    }
+}
+
+/* Dense/grouped planar steps: a tile of MR output channels x NV vectors along the row (per
+ * phase of the row for stride-2 dx); the weights are packed [g][channel block][tap][cin][MR]
+ * by a PACK_W step (its "nr" is MR). step->stride holds the dx strides: tap t reads input row
+ * (o + tap_offset)/stride where that divides (the stride phases of math.md, per row). */
 static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
@@ -76,15 +118,29 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
         fill_taps(step, dims, dx ? -1 : 1);
         step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
         step->phase_id = dx ? 0 : -1;
-        for (int i = 0; i < 3; i++) step->count[i] = step->dst.logical[i];
-        /* NV vectors cover the row (up to 4); MR channels fill the rest of the register file
-         * (accumulators MR x NV, NV input vectors, one broadcast). */
-        int64_t vectors = (step->count[2] + budget->vlen - 1) / budget->vlen;
+        for (int i = 0; i < 3; i++) {
+            step->count[i] = step->dst.logical[i];
+            step->stride[i] = dx ? dims->stride[i] : 1; /* fwd is planar only at stride 1 */
+        }
+        split_row_phases(step);
+        /* A dx row with stride 2 is two phases (even and odd positions), each with its own
+         * accumulators; NV vectors cover a phase of the row. */
+        const int phases = (int)step->stride[2];
+        int64_t per_phase = (step->count[2] + phases - 1) / phases;
+        int64_t vectors = (per_phase + budget->vlen - 1) / budget->vlen;
         step->nv = (int)(vectors < budget->max_nv ? vectors : budget->max_nv);
         if (step->nv < 1) step->nv = 1;
-        step->mr = (budget->registers - step->nv - 1) / step->nv;
+        /* MR channels fill the rest of the register file: accumulators MR x phases x NV, NV
+         * input vectors, one broadcast. Narrow groups (8 channels in S6) would otherwise leave
+         * a 1-channel tail block: drop to fewer vectors while that lets one block hold them. */
+        while (step->cout_g <= budget->max_mr && step->nv > 1 &&
+               (budget->registers - step->nv - 1) / (step->nv * phases) < step->cout_g)
+            step->nv--;
+        if (plan->target.force_nv > 0) step->nv = plan->target.force_nv;
+        step->mr = (budget->registers - step->nv - 1) / (step->nv * phases);
         if (step->mr > budget->max_mr) step->mr = budget->max_mr;
         if (step->mr > step->cout_g) step->mr = (int)step->cout_g;
+        if (step->mr < 1) step->mr = 1;
         if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
         int64_t taps = dims->taps, blocks = (step->cout_g + step->mr - 1) / step->mr;
         step->wpack_offset =

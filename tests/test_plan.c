@@ -156,8 +156,10 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
     return n;
 }
 
-/* The pairs a PLANAR_DEPTHWISE dx step feeds into position x: tap t reads dy at
- * x + tap_offset[t] where that lies inside dy (rows outside are skipped, never read). */
+/* The pairs a planar dx step feeds into position x: tap t reads dy at (x + tap_offset[t]) / s
+ * per dim where s divides and the result lies inside dy (rows outside are skipped, never
+ * read). Along a stride-2 row, tap t feeds only the parity q of its phase and reads column
+ * (x - q) / 2 + tap_offset[t][2]. */
 static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
     int n = 0;
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
@@ -165,7 +167,16 @@ static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int6
         int64_t oflat = 0;
         int inside = 1;
         for (int i = 0; i < 3; i++) {
-            int64_t o = x[i] + s->tap_offset[t][i];
+            int64_t stride = s->kind == CG_STEP_PLANAR_CONV ? s->stride[i] : 1, o;
+            if (i == 2 && stride == 2) {
+                int64_t q = t < s->row_phase_end[0] ? 0 : 1;
+                inside = inside && x[i] % 2 == q;
+                o = (x[i] - q) / 2 + s->tap_offset[t][i];
+            } else {
+                int64_t num = x[i] + s->tap_offset[t][i];
+                inside = inside && num % stride == 0;
+                o = num / stride;
+            }
             inside = inside && o >= 0 && o < g->out[i];
             oflat = oflat * g->out[i] + o;
         }
@@ -568,6 +579,37 @@ static void test_random_problems(void **state) {
     free(plan);
 }
 
+/* Dense and grouped f32 channels-first dx with strides runs planar (no reorders, no zero
+ * fill): one PLANAR_CONV step whose row taps split into the two parities of a stride-2 row.
+ * The 1x1 s2 case and dilation 2 along a stride-2 row (gcd 2) have every tap in the even
+ * phase: the odd positions are stored as exact zeros. */
+static void test_planar_strided_dx(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int phase_end[2];
+    } cases[] = {
+        {"bwdd_f32_nchw_g2mb1ic16oc24_i6x37_o3x19_f3x3_s2x2_d1x1_pl1x1_ph1x1", {3, 9}},
+        {"bwdd_f32_nchw_g1mb1ic20oc9_i5x34_o3x17_f1x1_s2x2_d1x1_pl0x0_ph0x0", {1, 1}},
+        {"bwdd_f32_nchw_g1mb1ic6oc5_i7x40_o2x20_f2x3_s3x2_d2x2_pl1x2_ph0x1", {6, 6}},
+        {"bwdd_f32_ncdhw_g1mb1ic4oc6_i4x3x33_o2x3x17_f3x1x3_s2x1x2_d1x1x1_pl1x0x1_ph1x0x1",
+         {3, 9}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_CONV), 1);
+        assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL) +
+                             count_kind(plan, CG_STEP_ZERO_FILL),
+                         0);
+        const cg_step *conv = find_kind(plan, CG_STEP_PLANAR_CONV);
+        assert_int_equal(conv->row_phase_end[0], cases[c].phase_end[0]);
+        assert_int_equal(conv->row_phase_end[1], cases[c].phase_end[1]);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+}
+
 /* ---- dw/db split factor (plan_dw.c, cg_split_factor) ------------------------------------ */
 
 /* Expected values follow cg_split_factor's rule: S = ceil(4*threads / tiles), capped by
@@ -819,6 +861,7 @@ int main(void) {
         cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
+        cmocka_unit_test(test_planar_strided_dx),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
     };

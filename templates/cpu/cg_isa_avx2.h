@@ -49,6 +49,16 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return _mm256_and_ps(v, _mm256_castsi256_ps(mask));
 }
 
+/* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
+ * phases of a stride-2 row. unpack works within 128-bit lanes; one cross-lane permute fixes
+ * the order. */
+static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) {
+    return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x20);
+}
+static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
+    return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x31);
+}
+
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
 #define CG_TB 8
 static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,

@@ -43,6 +43,17 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return _mm512_maskz_mov_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
 }
 
+/* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
+ * phases of a stride-2 row. One two-source permute per output vector. */
+static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), b);
+}
+static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), b);
+}
+
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. Four
  * shuffle stages in registers instead of 256 scalar strided moves (layout reorders are
  * memory-bound only once the strided side is handled a block at a time). */

@@ -86,6 +86,11 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return v;
 }
 
+/* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
+ * phases of a stride-2 row. */
+static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }
+static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) { return (cg_vec){a[2], b[2], a[3], b[3]}; }
+
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
 #define CG_TB 4
 static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,

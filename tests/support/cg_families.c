@@ -54,6 +54,13 @@ const cgt_family cgt_families[] = {
     /* dense and grouped stride-1 on channels-first planes (planar kernels for f32 NC...):
      * a row wider than one register tile, dilation, asymmetric padding, channel-block tails */
     {"planar_dense", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":12,\"k\":10,\"groups\":2,\"input\":[5,70],\"filter\":[3,5],\"dilation\":[1,2],\"pad_lo\":[1,3],\"pad_hi\":[2,0]"},
+    /* planar dx with strides (f32 NC...): two row phases interleaved in registers, odd row
+     * width (the odd phase one shorter), 1x1 s2 (odd phase and odd rows: exact zeros), row
+     * strides 3 with dilation 2 along a stride-2 row (gcd 2: one phase has no taps), 3-D */
+    {"planar_dx_s2_groups", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":16,\"k\":24,\"groups\":2,\"input\":[6,37],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    {"planar_dx_1x1_s2", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":20,\"k\":9,\"input\":[5,34],\"filter\":[1,1],\"stride\":[2,2]"},
+    {"planar_dx_gcd", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":5,\"input\":[7,40],\"filter\":[2,3],\"stride\":[3,2],\"dilation\":[2,2],\"pad_lo\":[1,2],\"pad_hi\":[0,1]"},
+    {"planar_dx_3d_s2", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":4,\"k\":6,\"input\":[4,3,33],\"filter\":[3,1,3],\"stride\":[2,1,2],\"pad\":[1,0,1]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
     {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
     /* odd channel counts for the scalar (non-vec4) GLSL paths; a long dw split */
