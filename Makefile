@@ -29,7 +29,7 @@ GEN_OBJS := $(GEN_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/abi_text.o
 TEST_SUPPORT_OBJS := $(TEST_SUPPORT_SRCS:%.c=$(BUILD)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps demo test test-c test-cli test-torch bench clean install fuzz fuzz-build fuzz-regress test-asan test-bins packs
+.PHONY: all deps demo test test-c test-cli test-torch bench clean install fuzz fuzz-build fuzz-regress test-asan test-bins packs golden
 all: $(BUILD)/convgrad $(BUILD)/libconvgrad.a $(BUILD)/libconvgrad.so
 
 deps:
@@ -131,6 +131,11 @@ fuzz-regress: fuzz-build
 	@bash tests/fuzz/run.sh $(BUILD)/fuzz 0 $(FUZZ_TARGETS)
 
 test-bins: $(TEST_BINS)
+
+# Rewrites tests/golden/src from the current templates and emitters (review the diff that
+# tests/test_golden.sh printed first).
+golden: all
+	@bash tests/test_golden.sh --update
 .SECONDARY: $(TEST_SUPPORT_OBJS)
 
 test-asan:
