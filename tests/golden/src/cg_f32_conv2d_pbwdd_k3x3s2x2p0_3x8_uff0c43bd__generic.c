@@ -134,6 +134,7 @@ static inline __attribute__((always_inline)) void tile(const float *in, const fl
             for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
 #pragma clang loop unroll(full)
     for (int q = 0; q < SW; q++)
+#pragma clang loop unroll(full)
         for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
             add_tap(acc[q], in, group_in, wp, o0, o1, j0, t, mr);
 #pragma clang loop unroll(full)
@@ -166,6 +167,8 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_3x8_uff0c43bd__generic(const cg_kernel_param
         for (int b = 0; b < BLOCKS; b++) {
             const float *wp = wpack + (g * BLOCKS + b) * (int64_t)TAPS * CIN * MR;
             float *out_row = out_rows + (int64_t)b * MR * OUT_PLANE;
+            /* short rows unroll whole: each tile's lane ranges fold into constants */
+#pragma clang loop unroll_count(4)
             for (int64_t j0 = 0; j0 < JW; j0 += XW) {
                 if (b < BLOCKS - 1 || CO_TAIL == MR)
                     tile(in, group_in, wp, out_row, o0, o1, j0, MR);
