@@ -170,6 +170,20 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
+    case CG_STEP_PLANAR_1X1:
+        cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
+        cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
+        set_triple(v, "IN", s->src.logical);
+        set_triple(v, "OUT", s->dst.logical);
+        set_triple(v, "S", s->stride);
+        cg_values_int(v, "GROUPS", s->groups);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "MR", s->mr);
+        cg_values_int(v, "NV", s->nv);
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        return "cpu/planar_1x1.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL: {
         int dw = s->kind == CG_STEP_PLANAR_DW_PARTIAL;

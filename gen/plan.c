@@ -43,7 +43,7 @@ int64_t cg_gcd(int64_t a, int64_t b) {
 static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
-    "planar_depthwise", "planar_dw_partial", "planar_conv"};
+    "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";

@@ -36,7 +36,8 @@ typedef enum cg_step_kind {
     CG_STEP_FROM_CL,     /* f32 channels-last view -> output tensor (layout, dtype) */
     CG_STEP_PLANAR_DEPTHWISE,  /* depthwise stride-1 fwd or dx straight on f32 NC... planes */
     CG_STEP_PLANAR_DW_PARTIAL, /* depthwise stride-1 dw (and db) partials on f32 NC... planes */
-    CG_STEP_PLANAR_CONV,       /* dense/grouped stride-1 fwd or dx straight on f32 NC... planes */
+    CG_STEP_PLANAR_CONV,       /* dense/grouped fwd or (strided) dx straight on f32 NC... planes */
+    CG_STEP_PLANAR_1X1,        /* 1x1 fwd or (strided) dx as a GEMM over flattened f32 planes */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

@@ -35,9 +35,23 @@ static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, int vl
     return shortest >= (dims->stride[2] == 2 ? 1 : 2) * vlen;
 }
 
+/* 1x1 filters without padding: fwd at stride 1, dx with any stride across rows and 1 or 2
+ * along them. Their planes flatten into one pixel axis, so the kernel is a GEMM whose vector
+ * lanes run over whole planes and no row is too short (ResNet's 14x14 and 7x7 planes). */
+static int planar_1x1_applies(const cg_problem *p, const cg_dims *dims) {
+    if (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) return 0;
+    int strided = 0;
+    for (int i = 0; i < 3; i++) {
+        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0) return 0;
+        strided |= dims->stride[i] != 1;
+    }
+    return !(strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2));
+}
+
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->dtype != CG_F32) return 0;
+    if (!is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
     if (!is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
     for (int i = 0; i < 3; i++)
         if (dims->stride[i] != 1) return 0;
@@ -69,6 +83,20 @@ static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
 static void plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]) {
     cg_view_init(view, n, c, ext, NULL, NULL);
     view->buffer = buffer;
+}
+
+/* The PACK_W step that packs a planar conv step's weights [g][block][tap][cin][MR]. */
+static cg_status add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg) {
+    const cg_problem *p = &plan->problem;
+    cg_step *pack = add(plan, CG_STEP_PACK_W, msg);
+    if (!pack) return CG_ERR_UNSUPPORTED;
+    *pack = *conv;
+    pack->kind = CG_STEP_PACK_W;
+    pack->nv = conv->mr; /* packed block width nr = nv * vlen = MR channels */
+    pack->vlen = 1;
+    pack->work_items = p->groups * ((conv->cout_g + conv->mr - 1) / conv->mr);
+    cg_name_step(plan, pack, conv->role == CG_ROLE_BWD_DATA ? "packwd" : "packw");
+    return CG_OK;
 }
 
 /* Sorts a stride-2 dx step's taps by the parity q of the row positions they feed (tap raw
@@ -147,14 +175,56 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
             cg_ws_alloc(plan, p->groups * blocks * taps * step->cin_g * step->mr * 4);
         step->work_items = p->n * p->groups * step->count[0] * step->count[1];
         cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
-        cg_step *pack = add(plan, CG_STEP_PACK_W, msg);
-        if (!pack) return CG_ERR_UNSUPPORTED;
-        *pack = *step;
-        pack->kind = CG_STEP_PACK_W;
-        pack->nv = step->mr; /* packed block width nr = nv * vlen = MR channels */
-        pack->vlen = 1;
-        pack->work_items = p->groups * blocks;
-        cg_name_step(plan, pack, dx ? "packwd" : "packw");
+        if (add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
+    }
+    return CG_OK;
+}
+
+/* 1x1 steps: a GEMM per (n, group) over the flattened input plane, out[co][scatter(p)] =
+ * sum_ci w[co][ci] in[ci][p]. Tile: MR output channels x NV vectors of pixels; the weights
+ * are packed [g][block][cin][MR] by a PACK_W step. dx scatters pixel (o0, o1, o2) of dy to
+ * (s0*o0, s1*o1, s2*o2) of dx and writes the positions between as exact zeros. */
+static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    for (int pass = 0; pass < 2; pass++) {
+        int dx = pass == 1;
+        if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
+        cg_step *step = add(plan, CG_STEP_PLANAR_1X1, msg);
+        if (!step) return CG_ERR_UNSUPPORTED;
+        step->groups = p->groups;
+        step->cin_g = dx ? p->k / p->groups : p->c / p->groups;
+        step->cout_g = dx ? p->c / p->groups : p->k / p->groups;
+        plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, dx ? p->k : p->c,
+                   dx ? dims->out : dims->in);
+        plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, dx ? p->c : p->k,
+                   dx ? dims->in : dims->out);
+        fill_taps(step, dims, 1); /* one tap at offset 0 */
+        step->row_phase_end[0] = 1;
+        step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
+        step->phase_id = dx ? 0 : -1;
+        for (int i = 0; i < 3; i++) {
+            step->count[i] = step->dst.logical[i];
+            step->stride[i] = dx ? dims->stride[i] : 1;
+        }
+        /* The S3 tile: NV = 4 vectors of pixels and MR = 6 channels (24 accumulators, 4
+         * pixel vectors, one broadcast of 32 registers): 4 loads and 6 broadcasts per 24
+         * FMAs. Fewer vectors only when the plane itself is shorter. */
+        int64_t pixels = cg_prod(step->src.logical, 3);
+        int64_t vectors = (pixels + budget->vlen - 1) / budget->vlen;
+        step->nv = (int)(vectors < budget->max_nv ? vectors : budget->max_nv);
+        if (plan->target.force_nv > 0) step->nv = plan->target.force_nv;
+        step->mr = (budget->registers - step->nv - 1) / step->nv;
+        if (step->mr > budget->max_mr) step->mr = budget->max_mr;
+        if (step->mr > step->cout_g) step->mr = (int)step->cout_g;
+        if (step->mr < 1) step->mr = 1;
+        if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
+        int64_t blocks = (step->cout_g + step->mr - 1) / step->mr;
+        int64_t tile = (int64_t)step->nv * budget->vlen;
+        step->wpack_offset = cg_ws_alloc(plan, p->groups * blocks * step->cin_g * step->mr * 4);
+        step->work_items = p->n * p->groups * ((pixels + tile - 1) / tile);
+        cg_name_step(plan, step, dx ? "gbwdd" : "gfwd");
+        if (add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }
     return CG_OK;
 }
@@ -162,7 +232,9 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const unsigned ops = p->ops;
-    if (!is_depthwise(p)) return plan_planar_dense(plan, dims, msg);
+    if (!is_depthwise(p))
+        return planar_1x1_applies(p, dims) ? plan_planar_1x1(plan, dims, msg)
+                                           : plan_planar_dense(plan, dims, msg);
     if (ops & (CG_OP_FWD | CG_OP_BWD_DATA)) {
         for (int pass = 0; pass < 2; pass++) {
             int dx = pass == 1;

@@ -54,7 +54,8 @@ static cg_problem problem_1d(int64_t D, int64_t Y, int64_t s, int64_t d, int64_t
 
 static int is_dx_conv(const cg_step *s) {
     return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
-            s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV) &&
+            s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
+            s->kind == CG_STEP_PLANAR_1X1) &&
            s->phase_id >= 0;
 }
 
@@ -157,7 +158,7 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
 }
 
 /* The pairs a planar dx step feeds into position x: tap t reads dy at (x + tap_offset[t]) / s
- * per dim where s divides and the result lies inside dy (rows outside are skipped, never
+ * per dim where s divides (a 1x1 step: its one tap at offset 0) and the result lies inside dy (rows outside are skipped, never
  * read). Along a stride-2 row, tap t feeds only the parity q of its phase and reads column
  * (x - q) / 2 + tap_offset[t][2]. */
 static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
@@ -167,8 +168,8 @@ static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int6
         int64_t oflat = 0;
         int inside = 1;
         for (int i = 0; i < 3; i++) {
-            int64_t stride = s->kind == CG_STEP_PLANAR_CONV ? s->stride[i] : 1, o;
-            if (i == 2 && stride == 2) {
+            int64_t stride = s->kind == CG_STEP_PLANAR_DEPTHWISE ? 1 : s->stride[i], o;
+            if (i == 2 && stride == 2 && s->kind == CG_STEP_PLANAR_CONV) {
                 int64_t q = t < s->row_phase_end[0] ? 0 : 1;
                 inside = inside && x[i] % 2 == q;
                 o = (x[i] - q) / 2 + s->tap_offset[t][i];
@@ -225,7 +226,7 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                                  (long long)flat, s->phase_id);
                     int nw = true_pairs(&g, x, want);
                     int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
-                                 s->kind == CG_STEP_PLANAR_CONV;
+                                 s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -495,11 +496,12 @@ static void test_empty_phases(void **state) {
     }
 }
 
-/* 1x1 strided dx (IREE's swap): one phase kernel on the un-scattered dy plus the zero fill. */
+/* 1x1 strided dx (IREE's swap): one phase kernel on the un-scattered dy plus the zero fill
+ * (f32 channels-first takes the planar GEMM instead: test_planar_1x1). */
 static void test_dx_1x1_strided(void **state) {
     (void)state;
     const char *const cases[] = {
-        "bwdd_f32_nchw_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdd_bf16_nchw_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nhwc_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
         "bwdd_f16_nchw_g1mb2ic8oc16_i9x9_o5x5_f1x1_s2x2_d1x1_pl1x1_ph0x0",
         "bwdd_f32_ncw_g1mb1ic4oc4_i10_o4_f1_s3_d1_pl0_ph0",
@@ -583,6 +585,32 @@ static void test_random_problems(void **state) {
  * fill): one PLANAR_CONV step whose row taps split into the two parities of a stride-2 row.
  * The 1x1 s2 case and dilation 2 along a stride-2 row (gcd 2) have every tap in the even
  * phase: the odd positions are stored as exact zeros. */
+/* 1x1 dx with strides (and stride-1 fwd) on f32 channels-first: one PLANAR_1X1 GEMM step
+ * that scatters into dx and zeroes the rest itself (no ZERO_FILL, no reorders). */
+static void test_planar_1x1(void **state) {
+    (void)state;
+    static const char *const cases[] = {
+        "bwdd_f32_nchw_g1mb1ic20oc9_i5x34_o3x17_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nchw_g1mb2ic9oc13_i10x11_o4x6_f1x1_s3x2_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_ncdhw_g2mb1ic6oc8_i5x4x7_o3x4x4_f1x1x1_s2x1x2_d1x1x1_pl0x0x0_ph0x0x0",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_1X1), 1);
+        assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL) +
+                             count_kind(plan, CG_STEP_ZERO_FILL),
+                         0);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    /* padding or a wider filter: not a GEMM over whole planes */
+    cg_problem padded = parse("bwdd_f32_nchw_g1mb1ic20oc9_i5x34_o5x36_f1x1_s1x1_d1x1_pl0x1_ph0x1");
+    cg_plan *plan = plan_for(&padded, &base_target);
+    assert_int_equal(count_kind(plan, CG_STEP_PLANAR_1X1), 0);
+    free(plan);
+}
+
 static void test_planar_strided_dx(void **state) {
     (void)state;
     static const struct {
@@ -590,7 +618,6 @@ static void test_planar_strided_dx(void **state) {
         int phase_end[2];
     } cases[] = {
         {"bwdd_f32_nchw_g2mb1ic16oc24_i6x37_o3x19_f3x3_s2x2_d1x1_pl1x1_ph1x1", {3, 9}},
-        {"bwdd_f32_nchw_g1mb1ic20oc9_i5x34_o3x17_f1x1_s2x2_d1x1_pl0x0_ph0x0", {1, 1}},
         {"bwdd_f32_nchw_g1mb1ic6oc5_i7x40_o2x20_f2x3_s3x2_d2x2_pl1x2_ph0x1", {6, 6}},
         {"bwdd_f32_ncdhw_g1mb1ic4oc6_i4x3x33_o2x3x17_f3x1x3_s2x1x2_d1x1x1_pl1x0x1_ph1x0x1",
          {3, 9}},
@@ -861,7 +888,7 @@ int main(void) {
         cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
-        cmocka_unit_test(test_planar_strided_dx),
+        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
     };

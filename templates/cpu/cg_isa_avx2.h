@@ -49,6 +49,14 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return _mm256_and_ps(v, _mm256_castsi256_ps(mask));
 }
 
+/* Stores lanes [lo, hi) of v to p[lo .. hi); the other lanes' memory is not touched. */
+static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i mask = _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(lo - 1)),
+                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lane));
+    _mm256_maskstore_ps(p, mask, v);
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. unpack works within 128-bit lanes; one cross-lane permute fixes
  * the order. */

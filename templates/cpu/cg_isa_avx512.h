@@ -43,6 +43,12 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return _mm512_maskz_mov_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
 }
 
+/* Stores lanes [lo, hi) of v to p[lo .. hi); the other lanes' memory is not touched (p may
+ * point before or past the buffer where those lanes are). */
+static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
+    _mm512_mask_storeu_ps(p, (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. One two-source permute per output vector. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) {

@@ -86,6 +86,11 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return v;
 }
 
+/* Stores lanes [lo, hi) of v to p[lo .. hi); the other lanes' memory is not touched. */
+static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
+    for (int i = lo; i < hi; i++) p[i] = v[i];
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }

@@ -61,6 +61,13 @@ const cgt_family cgt_families[] = {
     {"planar_dx_1x1_s2", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":20,\"k\":9,\"input\":[5,34],\"filter\":[1,1],\"stride\":[2,2]"},
     {"planar_dx_gcd", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":5,\"input\":[7,40],\"filter\":[2,3],\"stride\":[3,2],\"dilation\":[2,2],\"pad_lo\":[1,2],\"pad_hi\":[0,1]"},
     {"planar_dx_3d_s2", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":4,\"k\":6,\"input\":[4,3,33],\"filter\":[3,1,3],\"stride\":[2,1,2],\"pad\":[1,0,1]"},
+    /* 1x1 on f32 NC... as a GEMM over flattened planes: stride-1 fwd + dx with groups and a
+     * pixel tail over several tiles, row strides 3 with column stride 2 and odd widths (the
+     * interleaved zero clipped at the row end), 1-D, 3-D with plane strides */
+    {"planar_1x1_s1", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":14,\"k\":10,\"groups\":2,\"input\":[3,5,13],\"filter\":[1,1,1]"},
+    {"planar_1x1_s3x2", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":9,\"k\":13,\"input\":[10,11],\"filter\":[1,1],\"stride\":[3,2]"},
+    {"planar_1x1_1d_s2", 1, "\"op\":\"bwd_data\",\"n\":3,\"c\":7,\"k\":5,\"input\":[41],\"filter\":[1],\"stride\":[2]"},
+    {"planar_1x1_3d_s2", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":8,\"groups\":2,\"input\":[5,4,7],\"filter\":[1,1,1],\"stride\":[2,1,2]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
     {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
     /* odd channel counts for the scalar (non-vec4) GLSL paths; a long dw split */
