@@ -68,6 +68,10 @@ const cgt_family cgt_families[] = {
     {"planar_1x1_s3x2", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":9,\"k\":13,\"input\":[10,11],\"filter\":[1,1],\"stride\":[3,2]"},
     {"planar_1x1_1d_s2", 1, "\"op\":\"bwd_data\",\"n\":3,\"c\":7,\"k\":5,\"input\":[41],\"filter\":[1],\"stride\":[2]"},
     {"planar_1x1_3d_s2", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":8,\"groups\":2,\"input\":[5,4,7],\"filter\":[1,1,1],\"stride\":[2,1,2]"},
+    /* reorders through whole register blocks: rows with a tail past the last block (21) and
+     * rows shorter than a block (7), channels a multiple of 16 (dw reads x and dy reordered) */
+    {"dw_reorder_tail", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":16,\"k\":32,\"input\":[5,21],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"dw_reorder_short", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":32,\"k\":16,\"input\":[6,7],\"filter\":[2,2],\"stride\":[1,1]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
     {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
     /* odd channel counts for the scalar (non-vec4) GLSL paths; a long dw split */
