@@ -118,6 +118,17 @@ static void set_planar_offsets(cg_template_values *v, const cg_step *s) {
     set_list(v, "OFF2", column[2], (int)taps);
 }
 
+/* Storage of the tensors a planar conv step reads and writes in place: f32, or 16-bit
+ * converted in registers (the compute is f32 either way). */
+static void set_planar_storage(cg_template_values *v, cg_dtype dtype) {
+    const char *suffix = dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
+    cg_values_set(v, "ELEM", "%s", dtype == CG_F32 ? "float" : "uint16_t");
+    cg_values_set(v, "LOADV", "cg_vload%s", suffix);
+    cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", suffix);
+    cg_values_set(v, "STOREV", "cg_vstore%s", suffix);
+    cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", suffix);
+}
+
 /* Tap tables of a planar conv step: rows (dims 0, 1) read (o + OFF) / S where S divides;
  * along the row the plan has already sorted the taps by phase and made COL2 phase-relative. */
 static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
@@ -169,6 +180,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         set_planar_conv_taps(v, s);
+        set_planar_storage(v, p->dtype);
         return "cpu/planar_conv.c.in";
     case CG_STEP_PLANAR_1X1:
         cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
@@ -183,6 +195,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        set_planar_storage(v, p->dtype);
         return "cpu/planar_1x1.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL: {

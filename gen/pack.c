@@ -256,10 +256,11 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
     status = CG_OK;
     if (options->targets & CG_TARGET_CPU) {
         const char *headers[][2] = {{"cpu/cg_scalar.h", "cg_scalar.h"},
+                                    {"cpu/cg_vec16.h", "cg_vec16.h"},
                                     {"cpu/cg_isa_avx512.h", "cg_isa_avx512.h"},
                                     {"cpu/cg_isa_avx2.h", "cg_isa_avx2.h"},
                                     {"cpu/cg_isa_generic.h", "cg_isa_generic.h"}};
-        for (int i = 0; i < 4 && status == CG_OK; i++)
+        for (int i = 0; i < 5 && status == CG_OK; i++)
             status = copy_template_file(dir, headers[i][0], headers[i][1], msg);
         if (status == CG_OK) status = copy_abi_header(dir, msg);
     }

@@ -90,4 +90,32 @@ static inline void cg_transpose_block(const float *src, int64_t src_stride, floa
     for (int i = 0; i < 8; i++) _mm256_storeu_ps(dst + i * dst_stride, r[i]);
 }
 
+/* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
+ * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */
+static inline cg_vec cg_vload_f16(const uint16_t *p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+static inline cg_vec cg_vload_bf16(const uint16_t *p) {
+    __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
+static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
+    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+    __m256i bits = _mm256_castps_si256(v);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
+    /* NaN: |bits| > 0x7f800000 as signed compare is exact here (both sides non-negative) */
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff)),
+                                     _mm256_set1_epi32(0x7f800000));
+    __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x40));
+    __m256i half = _mm256_blendv_epi8(rounded, quiet, nan);
+    _mm_storeu_si128((__m128i *)p, _mm_packus_epi32(_mm256_castsi256_si128(half),
+                                                    _mm256_extracti128_si256(half, 1)));
+}
+
+#include "cg_vec16.h"
+
 #endif /* CG_ISA_H */

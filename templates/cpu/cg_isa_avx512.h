@@ -95,4 +95,30 @@ static inline void cg_transpose_block(const float *src, int64_t src_stride, floa
     for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * dst_stride, r[i]);
 }
 
+/* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
+ * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */
+static inline cg_vec cg_vload_f16(const uint16_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+}
+static inline cg_vec cg_vload_bf16(const uint16_t *p) {
+    __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+}
+static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+    __m512i bits = _mm512_castps_si512(v);
+    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded = _mm512_srli_epi32(
+        _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000));
+    __m512i quiet = _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40));
+    _mm256_storeu_si256((__m256i *)p,
+                        _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, quiet)));
+}
+
+#include "cg_vec16.h"
+
 #endif /* CG_ISA_H */

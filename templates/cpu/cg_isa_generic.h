@@ -104,4 +104,20 @@ static inline void cg_transpose_block(const float *src, int64_t src_stride, floa
         for (int j = 0; j < CG_TB; j++) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 
+/* Full vectors of 16-bit storage, lane by lane through the scalar conversions. */
+static inline cg_vec cg_vload_f16(const uint16_t *p) {
+    return (cg_vec){cg_ld_f16(p, 0), cg_ld_f16(p, 1), cg_ld_f16(p, 2), cg_ld_f16(p, 3)};
+}
+static inline cg_vec cg_vload_bf16(const uint16_t *p) {
+    return (cg_vec){cg_ld_bf16(p, 0), cg_ld_bf16(p, 1), cg_ld_bf16(p, 2), cg_ld_bf16(p, 3)};
+}
+static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
+    for (int i = 0; i < CG_VLEN; i++) cg_st_f16(p, i, v[i]);
+}
+static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+    for (int i = 0; i < CG_VLEN; i++) cg_st_bf16(p, i, v[i]);
+}
+
+#include "cg_vec16.h"
+
 #endif /* CG_ISA_H */

@@ -18,6 +18,11 @@
  * registers before the store, so a phase no tap reaches stores exact zeros. Lanes that fall
  * off the input row are cleared in registers (lane ranges depend on the tap and the vector
  * only, so they are computed once per tap, outside the channel loop). */
+#define ELEM float /* storage element: f32 or 16-bit (f16/bf16), converted in registers */
+#define LOADV cg_vload
+#define LOADV_RANGE cg_vload_range
+#define STOREV cg_vstore
+#define STOREV_RANGE cg_vstore_range
 #define IN_BUF CG_T_DY
 #define OUT_BUF CG_T_DX
 #define IN0 1
@@ -59,7 +64,7 @@ enum { CLIP_NONE, CLIP_REGISTER, CLIP_LOAD };
 /* acc[m][v] += w[ci][m] * in[ci][v] over the input channels of one tap (clip is a constant
  * after inlining: each variant is its own branch-free loop). */
 static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV],
-                                                               const float *src,
+                                                               const ELEM *src,
                                                                const float *wt, const int lo[NV],
                                                                const int hi[NV], const int mr,
                                                                const int clip) {
@@ -67,10 +72,10 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
         cg_vec xv[NV];
 #pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) {
-            const float *p = src + v * CG_VLEN;
-            xv[v] = clip == CLIP_NONE       ? cg_vload(p)
-                    : clip == CLIP_REGISTER ? cg_vkeep_range(cg_vload(p), lo[v], hi[v])
-                                            : cg_vload_range(p, lo[v], hi[v]);
+            const ELEM *p = src + v * CG_VLEN;
+            xv[v] = clip == CLIP_NONE       ? LOADV(p)
+                    : clip == CLIP_REGISTER ? cg_vkeep_range(LOADV(p), lo[v], hi[v])
+                                            : LOADV_RANGE(p, lo[v], hi[v]);
         }
 #pragma clang loop unroll(full)
         for (int m = 0; m < mr; m++) {
@@ -83,15 +88,15 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
 
 /* Adds tap t of one phase into that phase's accumulators acc[MR][NV] (inlined with the phase
  * a constant, so the accumulators stay in registers). */
-static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], const float *in,
-                                                          const float *group_in, const float *wp,
+static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], const ELEM *in,
+                                                          const ELEM *group_in, const float *wp,
                                                           int64_t o0, int64_t o1, int64_t j0,
                                                           int t, const int mr) {
     const int64_t n0 = o0 + off0[t], n1 = o1 + off1[t];
     if (n0 % S0 != 0 || n1 % S1 != 0) return; /* the tap misses this row */
     const int64_t r0 = n0 / S0, r1 = n1 / S1;
     if (r0 < 0 || r0 >= IN0 || r1 < 0 || r1 >= IN1) return;
-    const float *src = group_in + (r0 * IN1 + r1) * IN2 + j0 + col2[t];
+    const ELEM *src = group_in + (r0 * IN1 + r1) * IN2 + j0 + col2[t];
     const float *wt = wp + (int64_t)t * CIN * MR;
     int lo[NV], hi[NV], full = 1, inside = 1;
 #pragma clang loop unroll(full)
@@ -104,7 +109,7 @@ static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], co
         full = full && lo[v] == 0 && hi[v] == CG_VLEN;
         /* plain loads of this vector stay inside the tensor for the group's first and last
          * channel, so for every one between */
-        const float *first = src + v * CG_VLEN, *last = first + (int64_t)(CIN - 1) * PLANE;
+        const ELEM *first = src + v * CG_VLEN, *last = first + (int64_t)(CIN - 1) * PLANE;
         inside = inside && first >= in && last + CG_VLEN <= in + IN_ELEMS;
     }
     if (full) channel_loop(acc, src, wt, lo, hi, mr, CLIP_NONE);
@@ -113,16 +118,16 @@ static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], co
 }
 
 /* Stores one vector of output positions [x, x + CG_VLEN), clipped to the row. */
-static inline __attribute__((always_inline)) void store_clipped(float *row, int64_t x,
+static inline __attribute__((always_inline)) void store_clipped(ELEM *row, int64_t x,
                                                                 cg_vec value) {
-    if (x + CG_VLEN <= OUT2) cg_vstore(row + x, value);
-    else if (x < OUT2) cg_vstore_n(row + x, value, (int)(OUT2 - x));
+    if (x + CG_VLEN <= OUT2) STOREV(row + x, value);
+    else if (x < OUT2) STOREV_RANGE(row + x, value, 0, (int)(OUT2 - x));
 }
 
 /* One tile: mr channels (<= MR) x SW phases x NV vectors starting at j0 of each phase. The
  * taps come sorted by phase: phase q owns taps [phase_end[q-1], phase_end[q]). */
-static inline __attribute__((always_inline)) void tile(const float *in, const float *group_in,
-                                                       const float *wp, float *out_row,
+static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELEM *group_in,
+                                                       const float *wp, ELEM *out_row,
                                                        int64_t o0, int64_t o1, int64_t j0,
                                                        const int mr) {
     cg_vec acc[SW][MR][NV];
@@ -154,19 +159,19 @@ static inline __attribute__((always_inline)) void tile(const float *in, const fl
 }
 
 void cg_f32_conv2d_pbwdd_k3x3s2x2p0_3x8_uff0c43bd__generic(const cg_kernel_params *params, void *const *buffers) {
-    const float *in = (const float *)buffers[IN_BUF];
-    float *out = (float *)buffers[OUT_BUF];
+    const ELEM *in = (const ELEM *)buffers[IN_BUF];
+    ELEM *out = (ELEM *)buffers[OUT_BUF];
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t o1 = item % OUT1, o0 = (item / OUT1) % OUT0;
         const int64_t g = (item / (OUT1 * OUT0)) % GROUPS, n = item / (OUT1 * OUT0 * GROUPS);
-        const float *group_in = in + (n * GROUPS + g) * CIN * PLANE;
-        float *out_rows = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2 + o1 * OUT2;
+        const ELEM *group_in = in + (n * GROUPS + g) * CIN * PLANE;
+        ELEM *out_rows = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2 + o1 * OUT2;
         /* channel blocks outside, row blocks inside: the group's input rows (CIN x taps rows)
          * stay in L1/L2 while every block of output channels walks them */
         for (int b = 0; b < BLOCKS; b++) {
             const float *wp = wpack + (g * BLOCKS + b) * (int64_t)TAPS * CIN * MR;
-            float *out_row = out_rows + (int64_t)b * MR * OUT_PLANE;
+            ELEM *out_row = out_rows + (int64_t)b * MR * OUT_PLANE;
             /* short rows unroll whole: each tile's lane ranges fold into constants */
 #pragma clang loop unroll_count(4)
             for (int64_t j0 = 0; j0 < JW; j0 += XW) {
