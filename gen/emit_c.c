@@ -118,13 +118,14 @@ static void set_planar_offsets(cg_template_values *v, const cg_step *s) {
     set_list(v, "OFF2", column[2], (int)taps);
 }
 
-/* Storage of the tensors a planar conv step reads and writes in place: f32, or 16-bit
- * converted in registers (the compute is f32 either way). */
-static void set_planar_storage(cg_template_values *v, cg_dtype dtype) {
+/* Storage of the tensors a planar step reads (and, with stores, writes) in place: f32, or
+ * 16-bit converted in registers (the compute is f32 either way). */
+static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores) {
     const char *suffix = dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
     cg_values_set(v, "ELEM", "%s", dtype == CG_F32 ? "float" : "uint16_t");
     cg_values_set(v, "LOADV", "cg_vload%s", suffix);
     cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", suffix);
+    if (!stores) return;
     cg_values_set(v, "STOREV", "cg_vstore%s", suffix);
     cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", suffix);
 }
@@ -180,7 +181,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         set_planar_conv_taps(v, s);
-        set_planar_storage(v, p->dtype);
+        set_planar_storage(v, p->dtype, 1);
         return "cpu/planar_conv.c.in";
     case CG_STEP_PLANAR_1X1:
         cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
@@ -195,7 +196,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
-        set_planar_storage(v, p->dtype);
+        set_planar_storage(v, p->dtype, 1);
         return "cpu/planar_1x1.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL: {
@@ -205,8 +206,10 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_triple(v, "OUT", dw ? s->out : s->dst.logical);
         cg_values_int(v, "CHANNELS", s->cout_g);
         cg_values_int(v, "BATCH", s->src.n);
+        set_planar_storage(v, p->dtype, !dw);
         if (s->with_weight || !dw) set_planar_taps(v, s);
         if (!dw) {
+            cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
             cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
             cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
             return "cpu/planar_depthwise.c.in";

@@ -48,14 +48,12 @@ static int planar_1x1_applies(const cg_problem *p, const cg_dims *dims) {
     return !(strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2));
 }
 
-/* Dense, grouped and 1x1 kernels read and write any storage dtype (16-bit converted in
- * registers); the depthwise ones f32 only. */
+/* Every planar kernel reads and writes any storage dtype (16-bit converted in registers). */
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last) return 0;
     if (!is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
     if (!is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
-    if (p->dtype != CG_F32) return 0;
     for (int i = 0; i < 3; i++)
         if (dims->stride[i] != 1) return 0;
     return 1;
