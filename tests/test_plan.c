@@ -497,11 +497,11 @@ static void test_empty_phases(void **state) {
 }
 
 /* 1x1 strided dx (IREE's swap): one phase kernel on the un-scattered dy plus the zero fill
- * (f32 channels-first takes the planar GEMM instead: test_planar_1x1). */
+ * (channels-first tensors take the planar GEMM instead: test_planar_1x1). */
 static void test_dx_1x1_strided(void **state) {
     (void)state;
     const char *const cases[] = {
-        "bwdd_bf16_nchw_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdd_bf16_nhwc_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nhwc_g1mb2ic8oc16_i8x8_o4x4_f1x1_s2x2_d1x1_pl0x0_ph0x0",
         "bwdd_f16_nchw_g1mb2ic8oc16_i9x9_o5x5_f1x1_s2x2_d1x1_pl1x1_ph0x0",
         "bwdd_f32_ncw_g1mb1ic4oc4_i10_o4_f1_s3_d1_pl0_ph0",
