@@ -42,8 +42,10 @@ static const char tune_help[] =
     "\n"
     "  --threads N     plan for and time with N threads (default: all cores)\n"
     "  --isa ISA       tune the avx512, avx2 or generic kernels (default: the best this CPU runs)\n"
-    "  --budget-s S    wall-time budget per problem in seconds (default 60); the heuristic plan\n"
-    "                  is always measured, other candidates only while the budget allows\n"
+    "  --budget-s S    wall-time budget per problem in seconds (default 60), the reference run\n"
+    "                  included; the heuristic plan is always measured, other candidates only\n"
+    "                  while the budget allows\n"
+    "  --min-gain PCT  how much faster than the heuristic a winner must be (default 3)\n"
     "  --reps N        timed runs per measurement (default 10); --min-ms MS: at least MS of runs\n"
     "                  (default 100)\n"
     "  --db FILE       the tuning database (default: $CONVGRAD_TUNING_DB, else\n"
@@ -373,7 +375,12 @@ static cg_status work_dir(const char *key, char *out, size_t cap, char msg[CG_MS
     cg_sha256_update(&ctx, CG_GENERATOR_VERSION, strlen(CG_GENERATOR_VERSION));
     cg_sha256_hex(&ctx, hex);
     snprintf(out, cap, "%s/tune/%.20s", root, hex);
-    return cg_make_dirs(out, msg);
+    status = cg_make_dirs(out, msg);
+    /* Shown in progress and errors: without the templates/../ detour of the default root. */
+    char *real = status == CG_OK ? realpath(out, NULL) : NULL;
+    if (real && strlen(real) < cap) snprintf(out, cap, "%s", real);
+    free(real);
+    return status;
 }
 
 /* Tunes one problem; fills the entry to record. */
