@@ -10,11 +10,14 @@
  * its times beats the heuristic's by --min-gain percent.
  */
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,6 +95,7 @@ typedef struct tune_run {
     cg_bench_tensors t;
     void *want[CG_T_COUNT]; /* the reference's outputs (inputs shared with t) */
     double start, spent_s;
+    int lock; /* descriptor holding the work directory's lock, or -1 */
 } tune_run;
 
 static double now_s(void) {
@@ -340,6 +344,7 @@ static cg_status prepare(tune_run *r, char msg[CG_MSG_MAX]) {
 }
 
 static void release(tune_run *r) {
+    if (r->lock >= 0) close(r->lock); /* and with it the lock */
     for (int i = 0; i < CG_T_COUNT; i++)
         if (r->want[i] != r->t.tensors[i]) free(r->want[i]);
     cg_bench_tensors_free(&r->t);
@@ -396,6 +401,14 @@ static cg_status tune_problem(tune_run *r, cg_tuning_entry *entry, char msg[CG_M
     for (int i = 0; i < r->count; i++) r->cands[i].c = list[i];
     if (status == CG_OK) status = work_dir(entry->key, r->dir, sizeof r->dir, msg);
     if (status != CG_OK) return status;
+    /* One tune of a key at a time: two would regenerate the same pack under each other. */
+    char lock_path[4500];
+    snprintf(lock_path, sizeof lock_path, "%s/.lock", r->dir);
+    r->lock = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC, 0666);
+    if (r->lock < 0 || flock(r->lock, LOCK_EX) != 0) {
+        snprintf(msg, CG_MSG_MAX, "cannot lock the work directory: %s", strerror(errno));
+        return CG_ERR_IO;
+    }
     fprintf(stderr, "tune %s: %d candidate plans, budget %.0f s, in %s\n", r->label, r->count,
             o->budget_s, r->dir);
     if ((status = prepare(r, msg)) != CG_OK) return status;
@@ -582,6 +595,7 @@ int cg_cmd_tune(int argc, char **argv) {
         }
         r->problem = &problems[i];
         r->o = &o;
+        r->lock = -1;
         r->start = now_s();
         snprintf(r->label, sizeof r->label, "%s", problems[i].name);
         cg_tuning_entry entry;
