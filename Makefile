@@ -98,7 +98,7 @@ clean:
 #   make test-asan             the C unit tests rebuilt into build-asan/ with ASan + UBSan
 #                              (leak checking on; tests/lsan.supp lists the only suppressions)
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := problem_json npy manifest miopen overrides sweep
+FUZZ_TARGETS := problem_json npy manifest miopen overrides sweep tuning_db
 FUZZ_FLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(WARN) -Iruntime -Igen
 # Each target links only the sources its parser needs.
@@ -109,6 +109,7 @@ FUZZ_SRCS_miopen := gen/miopen_import.c runtime/cg_problem.c
 FUZZ_SRCS_sweep := gen/sweep_spec.c gen/problem_json.c runtime/cg_problem.c
 FUZZ_SRCS_overrides := $(sort $(wildcard gen/plan*.c)) gen/tiles.c \
 	gen/kernel_name.c gen/target.c runtime/cg_problem.c
+FUZZ_SRCS_tuning_db := gen/tuning_db.c $(FUZZ_SRCS_overrides)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 ASAN_BUILD := build-asan
 # -O1: the sanitized host code (parsers, planner, runtime) needs no more, and it halves the

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/compare.py [--threads N] [--rounds R] [--shapes bench/shapes.txt]
                                       [--config configs/bench/all.json] [--out out/bench]
+                                      [--tuned [--db FILE]]
 
 For every shape, R interleaved rounds: oneDNN (bench/build/dnnl_bench, the fastest of all its
 implementations, Winograd included) then convgrad (`convgrad bench` on a pack built for this
@@ -11,6 +12,11 @@ those per-round medians, GFLOP/s with FLOPs = 2*N*K*(C/G)*prod(out)*prod(filter)
 convolution op, % of the machine's FMA peak as measured by `convgrad bench` in the same run,
 and the speed ratio convgrad/oneDNN (> 1: convgrad is faster). Writes results.md and
 results.json under --out. This machine is noisy: only the medians and ratios are meaningful.
+
+convgrad's pack is planned by the heuristics alone (`gen --no-tuning`). With --tuned a second
+pack is planned with the tuning database (`convgrad tune`; --db FILE, else the user's) and
+both are timed in every round: the table shows heuristic and tuned ms side by side, whether
+the database had an entry for the shape, and the ratio of oneDNN to the tuned time.
 """
 import argparse
 import json
@@ -39,7 +45,12 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "bench"))
     ap.add_argument("--only", default="", help="comma-separated shape ids")
     ap.add_argument("--tag", default="heuristic", help="label of this convgrad build")
+    ap.add_argument("--tuned", action="store_true",
+                    help="also time a pack planned with the tuning database")
+    ap.add_argument("--db", default=None, help="the tuning database (default: the user's)")
     args = ap.parse_args()
+    if args.tuned:
+        args.tag = "heuristic and tuned"
 
     convgrad = os.path.join(ROOT, "build", "convgrad")
     dnnl = os.path.join(ROOT, "bench", "build", "dnnl_bench")
@@ -53,11 +64,15 @@ def main():
         keep = set(args.only.split(","))
         shapes = [s for s in shapes if s[0] in keep]
 
-    subprocess.run([convgrad, "gen", args.config, "-o", args.pack, "--isa", host_isa(convgrad),
-                    "--threads", str(args.threads), "--build"], check=True,
-                   stdout=subprocess.DEVNULL)
-    results = {sid: {"dnnl": [], "convgrad": [], "peak": [], "gflop": None, "impl": set()}
-               for sid, _ in shapes}
+    gen = [convgrad, "gen", args.config, "--isa", host_isa(convgrad), "--threads",
+           str(args.threads), "--build"]
+    subprocess.run(gen + ["-o", args.pack, "--no-tuning"], check=True, stdout=subprocess.DEVNULL)
+    tuned_pack = args.pack + "-tuned"
+    if args.tuned:
+        subprocess.run(gen + ["-o", tuned_pack] + (["--db", args.db] if args.db else []),
+                       check=True, stdout=subprocess.DEVNULL)
+    results = {sid: {"dnnl": [], "convgrad": [], "tuned": [], "has_entry": False, "peak": [],
+                     "gflop": None, "impl": set()} for sid, _ in shapes}
     for rnd in range(args.rounds):
         for sid, problem in shapes:
             r = results[sid]
@@ -73,8 +88,16 @@ def main():
             r["convgrad"].append(rec["median_ms"])
             r["peak"].append(rec["peak_gflops"])
             r["gflop"] = rec["gflop"]
-            print(f"round {rnd + 1}/{args.rounds} {sid}: oneDNN {ms:.3f} ms, "
-                  f"convgrad {rec['median_ms']:.3f} ms", file=sys.stderr, flush=True)
+            line = (f"round {rnd + 1}/{args.rounds} {sid}: oneDNN {ms:.3f} ms, "
+                    f"convgrad {rec['median_ms']:.3f} ms")
+            if args.tuned:
+                tuned = run_json([convgrad, "bench", args.config, "--name", sid, "--pack",
+                                  tuned_pack, "--threads", str(args.threads), "--min-ms",
+                                  str(args.min_ms), "--json"])[0]
+                r["tuned"].append(tuned["median_ms"])
+                r["has_entry"] = tuned["tuned"]
+                line += f", tuned {tuned['median_ms']:.3f} ms{'' if tuned['tuned'] else ' (no entry)'}"
+            print(line, file=sys.stderr, flush=True)
 
     rows = []
     for sid, problem in shapes:
@@ -82,11 +105,21 @@ def main():
         d_ms, c_ms = statistics.median(r["dnnl"]), statistics.median(r["convgrad"])
         peak = statistics.median(r["peak"])
         c_gf, d_gf = r["gflop"] / (c_ms / 1e3), r["gflop"] / (d_ms / 1e3)
-        rows.append({"id": sid, "problem": problem, "gflop": r["gflop"], "convgrad_ms": c_ms,
-                     "convgrad_gflops": c_gf, "pct_peak": 100 * c_gf / peak,
-                     "onednn_ms": d_ms, "onednn_gflops": d_gf, "onednn_impl": sorted(r["impl"]),
-                     "ratio": d_ms / c_ms, "peak_gflops": peak})
+        row = {"id": sid, "problem": problem, "gflop": r["gflop"], "convgrad_ms": c_ms,
+               "convgrad_gflops": c_gf, "pct_peak": 100 * c_gf / peak,
+               "onednn_ms": d_ms, "onednn_gflops": d_gf, "onednn_impl": sorted(r["impl"]),
+               "ratio": d_ms / c_ms, "peak_gflops": peak}
+        if args.tuned:
+            t_ms = statistics.median(r["tuned"])
+            t_gf = r["gflop"] / (t_ms / 1e3)
+            row.update({"tuned_ms": t_ms, "tuned_gflops": t_gf, "tuned_pct_peak": 100 * t_gf / peak,
+                        "has_entry": r["has_entry"], "tuned_ratio": d_ms / t_ms})
+        rows.append(row)
     geomean = math.exp(sum(math.log(row["ratio"]) for row in rows) / len(rows))
+    if args.tuned:
+        tuned_geomean = math.exp(sum(math.log(row["tuned_ratio"]) for row in rows) / len(rows))
+        write_tuned(args, rows, geomean, tuned_geomean)
+        return
     lines = [f"convgrad ({args.tag}) vs oneDNN, f32, {args.threads} thread(s), medians of "
              f"{args.rounds} interleaved rounds; peak {rows[0]['peak_gflops']:.0f} GFLOP/s measured",
              "",
@@ -106,6 +139,32 @@ def main():
     with open(os.path.join(args.out, f"results{suffix}.json"), "w") as f:
         json.dump({"threads": args.threads, "rounds": args.rounds, "rows": rows,
                    "geomean_ratio": geomean}, f, indent=2)
+    print("\n".join(lines))
+
+
+def write_tuned(args, rows, geomean, tuned_geomean):
+    """The --tuned table: heuristic and tuned convgrad next to oneDNN."""
+    lines = [f"convgrad heuristic and tuned vs oneDNN, f32, {args.threads} thread(s), medians of "
+             f"{args.rounds} interleaved rounds; peak {rows[0]['peak_gflops']:.0f} GFLOP/s measured",
+             "",
+             "| id | heuristic ms | tuned ms | entry | tuned GFLOP/s | % peak | oneDNN ms | "
+             "oneDNN impl | ratio heuristic | ratio tuned |",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |"]
+    for row in rows:
+        lines.append(f"| {row['id']} | {row['convgrad_ms']:.2f} | {row['tuned_ms']:.2f} | "
+                     f"{'yes' if row['has_entry'] else 'no'} | {row['tuned_gflops']:.0f} | "
+                     f"{row['tuned_pct_peak']:.0f}% | {row['onednn_ms']:.2f} | "
+                     f"{', '.join(row['onednn_impl'])} | {row['ratio']:.2f}x | "
+                     f"{row['tuned_ratio']:.2f}x |")
+    lines += ["", f"geometric mean of the ratios (oneDNN ms / convgrad ms): heuristic "
+              f"{geomean:.2f}x, tuned {tuned_geomean:.2f}x"]
+    os.makedirs(args.out, exist_ok=True)
+    suffix = f"_{args.threads}t_tuned"
+    with open(os.path.join(args.out, f"results{suffix}.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(args.out, f"results{suffix}.json"), "w") as f:
+        json.dump({"threads": args.threads, "rounds": args.rounds, "rows": rows,
+                   "geomean_ratio": geomean, "geomean_ratio_tuned": tuned_geomean}, f, indent=2)
     print("\n".join(lines))
 
 

@@ -1,4 +1,5 @@
 /* cli_common.c: helpers shared by the subcommands, and the kernel cache. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -100,8 +101,7 @@ int cg_cli_isas(const char *text, unsigned *mask) {
     return *mask ? 0 : -1;
 }
 
-/* out/cache beside the templates (the source tree), or $CONVGRAD_CACHE. */
-static cg_status cache_root(char *out, size_t cap, char msg[CG_MSG_MAX]) {
+cg_status cg_cli_cache_root(char *out, size_t cap, char msg[CG_MSG_MAX]) {
     const char *env = getenv("CONVGRAD_CACHE");
     if (env && *env) {
         snprintf(out, cap, "%s", env);
@@ -116,8 +116,8 @@ static cg_status cache_root(char *out, size_t cap, char msg[CG_MSG_MAX]) {
 
 /* Generates and builds the cache entry unless a built one is there; serialized by flock so
  * that concurrent runs of the same problem neither collide nor build twice. */
-static cg_status ensure_cached(const cg_problem *problem, unsigned targets, const char *dir,
-                               char msg[CG_MSG_MAX]) {
+static cg_status ensure_cached(const cg_problem *problem, unsigned targets,
+                               const cg_tuning_db *tuning, const char *dir, char msg[CG_MSG_MAX]) {
     cg_status status = cg_make_dirs(dir, msg);
     if (status != CG_OK) return status;
     char path[4400];
@@ -130,7 +130,7 @@ static cg_status ensure_cached(const cg_problem *problem, unsigned targets, cons
     }
     snprintf(path, sizeof path, "%s/.built", dir);
     if (access(path, F_OK) != 0) {
-        cg_gen_options options = {.targets = targets, .config_name = "(cache)"};
+        cg_gen_options options = {.targets = targets, .config_name = "(cache)", .tuning = tuning};
         cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC};
         const char *device_class = getenv("CONVGRAD_VK_DEVICE_CLASS");
         if (device_class && *device_class &&
@@ -161,15 +161,16 @@ static cg_status ensure_cached(const cg_problem *problem, unsigned targets, cons
 }
 
 cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const char *pack_dir,
-                            int isa, cgrt_pack **pack, cgrt_executable **exe, char *where,
-                            size_t where_cap, char msg[CG_MSG_MAX]) {
+                            int isa, const cg_tuning_db *tuning, cgrt_pack **pack,
+                            cgrt_executable **exe, char *where, size_t where_cap,
+                            char msg[CG_MSG_MAX]) {
     char dir[4400];
     cg_status status = CG_OK;
     if (pack_dir) {
         snprintf(dir, sizeof dir, "%s", pack_dir);
     } else {
         char root[4200], canonical[CG_PROBLEM_STR_MAX], hex[65];
-        if ((status = cache_root(root, sizeof root, msg)) != CG_OK) return status;
+        if ((status = cg_cli_cache_root(root, sizeof root, msg)) != CG_OK) return status;
         cg_problem_format(problem, canonical);
         cg_target host = cg_target_host();
         /* The key names everything the pack depends on: problem, target, generator version,
@@ -180,14 +181,24 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         const char *device_class = getenv("CONVGRAD_VK_DEVICE_CLASS"); /* Vulkan tile table */
         if (target == CGRT_TARGET_VULKAN && device_class && *device_class)
             snprintf(key + strlen(key), sizeof key - strlen(key), "|%.40s", device_class);
+        /* A tuned CPU plan is another pack: the key names its overrides, so that a new tune
+         * (or --no-tuning) never reuses kernels built for other ones. */
+        char tuning_key[CG_TUNING_KEY_MAX];
+        cg_tuning_key(problem, host.isa, host.threads, tuning_key);
+        const cg_tuning_entry *tuned =
+            target == CGRT_TARGET_CPU ? cg_tuning_db_find(tuning, tuning_key) : NULL;
+        if (tuned)
+            snprintf(key + strlen(key), sizeof key - strlen(key), "|tuned:%d,%d,%lld",
+                     tuned->overrides.mr, tuned->overrides.nv,
+                     (long long)tuned->overrides.splits);
         cg_sha256 ctx;
         cg_sha256_init(&ctx);
         cg_sha256_update(&ctx, key, strlen(key));
         cg_sha256_hex(&ctx, hex);
         snprintf(dir, sizeof dir, "%s/%.20s", root, hex);
         status = ensure_cached(problem,
-                               target == CGRT_TARGET_CPU ? CG_TARGET_CPU : CG_TARGET_VULKAN, dir,
-                               msg);
+                               target == CGRT_TARGET_CPU ? CG_TARGET_CPU : CG_TARGET_VULKAN,
+                               tuned ? tuning : NULL, dir, msg);
     }
     snprintf(where, where_cap, "%s", dir);
     if (status == CG_OK) status = cgrt_pack_open(dir, pack, msg);
@@ -200,4 +211,40 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         *pack = NULL;
     }
     return status;
+}
+
+int cg_cli_pack_tuned(const char *pack_dir, const char *canonical, cg_isa isa) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/manifest.json", pack_dir);
+    FILE *file = fopen(path, "rb");
+    if (!file) return 0;
+    /* The runtime has already validated this manifest when it opened the pack. */
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = length >= 0 && length < (64L << 20) ? malloc((size_t)length + 1) : NULL;
+    size_t size = text ? fread(text, 1, (size_t)length, file) : 0;
+    fclose(file);
+    if (!text) return 0;
+    text[size] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    int tuned = 0;
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, cJSON_GetObjectItemCaseSensitive(root, "problems")) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(entry, "canonical");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(entry, "name");
+        if (!(cJSON_IsString(c) && !strcmp(c->valuestring, canonical)) &&
+            !(cJSON_IsString(n) && !strcmp(n->valuestring, canonical)))
+            continue;
+        const cJSON *variant;
+        cJSON_ArrayForEach(variant, cJSON_GetObjectItemCaseSensitive(entry, "cpu")) {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(variant, "isa");
+            if (cJSON_IsString(name) && !strcmp(name->valuestring, cg_isa_name(isa)))
+                tuned = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(variant, "tuned"));
+        }
+        break;
+    }
+    cJSON_Delete(root);
+    return tuned;
 }

@@ -15,6 +15,7 @@ static const char gen_help[] =
     "usage: convgrad gen CONFIG -o out/PACK [--target cpu,vulkan] [--isa avx512,avx2,generic]\n"
     "                    [--threads N] [--plan OVERRIDES.json] [--build] [--jobs N]\n"
     "                    [--device-class generic|lavapipe|nvidia|amd] [--vulkan-atomics]\n"
+    "                    [--no-tuning] [--db FILE]\n"
     "\n"
     "Plans every problem of CONFIG and writes the pack: src/ (one source per kernel), plans/,\n"
     "Makefile and manifest.json. Unchanged files are not rewritten, so regenerating an\n"
@@ -22,7 +23,12 @@ static const char gen_help[] =
     "Defaults: --target cpu, --isa avx512,avx2,generic, --threads this machine's cores.\n"
     "Vulkan: --device-class picks the GLSL tile table (default generic: fits every device);\n"
     "--vulkan-atomics sums dense dw partials with float atomics (needs\n"
-    "shaderBufferFloat32AtomicAdd; not bit-reproducible) instead of a second reduce pass.\n";
+    "shaderBufferFloat32AtomicAdd; not bit-reproducible) instead of a second reduce pass.\n"
+    "CPU plans: --plan OVERRIDES.json, else the tuning database's entry for the problem, ISA\n"
+    "and --threads (convgrad tune; --db FILE, else $CONVGRAD_TUNING_DB, else\n"
+    "$XDG_CACHE_HOME/convgrad/tuning.json), else the heuristics; --no-tuning skips the database.\n"
+    "The entries used are copied into the pack as tuning.json; the manifest and plans/ say\n"
+    "which plans are tuned.\n";
 
 static const char build_help[] =
     "usage: convgrad build out/PACK [--jobs N]\n"
@@ -42,13 +48,14 @@ int cg_cmd_gen(int argc, char **argv) {
         {"plan", required_argument, 0, 'p'},   {"build", no_argument, 0, 'b'},
         {"jobs", required_argument, 0, 'J'},   {"help", no_argument, 0, 'h'},
         {"device-class", required_argument, 0, 'D'}, {"vulkan-atomics", no_argument, 0, 'A'},
+        {"no-tuning", no_argument, 0, 'N'},    {"db", required_argument, 0, 'd'},
         {0, 0, 0, 0}};
     cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC};
     cg_gen_options gen = {.targets = CG_TARGET_CPU,
                           .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
                                       (1u << CG_ISA_GENERIC)};
-    const char *out = NULL;
-    int build = 0;
+    const char *out = NULL, *db_path = NULL;
+    int build = 0, no_tuning = 0;
     int64_t threads = 0, jobs = default_jobs();
     int opt;
     optind = 1;
@@ -80,6 +87,8 @@ int cg_cmd_gen(int argc, char **argv) {
                                                  "amd; not '%s'", optarg);
             break;
         case 'A': glsl.atomics = 1; break;
+        case 'N': no_tuning = 1; break;
+        case 'd': db_path = optarg; break;
         case 'h': fputs(gen_help, stdout); return 0;
         default: return cg_cli_usage_error("gen", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -94,8 +103,18 @@ int cg_cmd_gen(int argc, char **argv) {
     int count = 0;
     cg_status status = cg_cli_load_problems(argv[optind], NULL, &problems, &count, msg);
     if (status != CG_OK) return cg_cli_fail(status, argv[optind], msg);
+    char where[4096];
+    cg_tuning_db tuning;
+    status = cg_cli_tuning_load(db_path, no_tuning || gen.plan_file ||
+                                !(gen.targets & CG_TARGET_CPU), &tuning, where, sizeof where, msg);
+    if (status != CG_OK) {
+        free(problems);
+        return cg_cli_fail(status, where, msg);
+    }
+    gen.tuning = &tuning;
     status = cg_pack_generate(out, problems, count, &gen, msg);
     free(problems);
+    cg_tuning_db_free(&tuning);
     if (status != CG_OK) return cg_cli_fail(status, out, msg);
     if (build && (status = cg_pack_build(out, (int)jobs, msg)) != CG_OK)
         return cg_cli_fail(status, out, msg);
@@ -153,9 +172,11 @@ int cg_cmd_plan(int argc, char **argv) {
     static const struct option options[] = {
         {"isa", required_argument, 0, 'a'},  {"threads", required_argument, 0, 'j'},
         {"name", required_argument, 0, 'n'}, {"plan", required_argument, 0, 'p'},
+        {"no-tuning", no_argument, 0, 'N'},  {"db", required_argument, 0, 'd'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     cg_target target = cg_target_host();
-    const char *name = NULL, *overrides = NULL;
+    const char *name = NULL, *overrides = NULL, *db_path = NULL;
+    int no_tuning = 0;
     int64_t threads;
     int opt;
     optind = 1;
@@ -173,11 +194,15 @@ int cg_cmd_plan(int argc, char **argv) {
             break;
         case 'n': name = optarg; break;
         case 'p': overrides = optarg; break;
+        case 'N': no_tuning = 1; break;
+        case 'd': db_path = optarg; break;
         case 'h':
             fputs("usage: convgrad plan CONFIG [--name NAME] [--isa ISA] [--threads N]\n"
-                  "                     [--plan OVERRIDES.json]\n\n"
+                  "                     [--plan OVERRIDES.json] [--no-tuning] [--db FILE]\n\n"
                   "Prints the plan of each problem as JSON: stride phases, zero-fill ranges,\n"
-                  "tiles, split factors, workspace, the kernel of every step.\n",
+                  "tiles, split factors, workspace, the kernel of every step. Overrides as in\n"
+                  "convgrad gen: --plan, else the tuning database's entry (target.tuned), else\n"
+                  "the heuristics.\n",
                   stdout);
             return 0;
         default: return cg_cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -193,15 +218,31 @@ int cg_cmd_plan(int argc, char **argv) {
         free(problems);
         return cg_cli_fail(status, overrides, msg);
     }
+    char where[4096];
+    cg_tuning_db tuning;
+    status = cg_cli_tuning_load(db_path, no_tuning || overrides, &tuning, where, sizeof where, msg);
+    if (status != CG_OK) {
+        free(problems);
+        return cg_cli_fail(status, where, msg);
+    }
     cg_plan *plan = malloc(sizeof *plan);
     for (int i = 0; i < count && status == CG_OK && plan; i++) {
-        status = cg_plan_make(&problems[i], &target, plan, msg);
+        cg_target planned = target;
+        char key[CG_TUNING_KEY_MAX];
+        cg_tuning_key(&problems[i], target.isa, target.threads, key);
+        const cg_tuning_entry *tuned = cg_tuning_db_find(&tuning, key);
+        if (tuned) {
+            cg_plan_overrides_apply(&tuned->overrides, &planned);
+            planned.tuned = 1;
+        }
+        status = cg_plan_make(&problems[i], &planned, plan, msg);
         char *json = status == CG_OK ? cg_plan_to_json(plan) : NULL;
         if (json) fputs(json, stdout), fputc('\n', stdout);
         free(json);
     }
     free(plan);
     free(problems);
+    cg_tuning_db_free(&tuning);
     if (status != CG_OK) return cg_cli_fail(status, argv[optind], msg);
     return 0;
 }

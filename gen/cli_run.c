@@ -15,6 +15,7 @@
 static const char run_help[] =
     "usage: convgrad run PROBLEM.json --target cpu|vulkan|ref --inputs DIR --outputs DIR\n"
     "                    [--pack DIR] [--name NAME] [--threads N] [--isa ISA]\n"
+    "                    [--no-tuning] [--db FILE]\n"
     "\n"
     "Computes the gradients the problem asks for from the .npy files in --inputs (x.npy, w.npy,\n"
     "dy.npy as the ops need) and writes dx.npy, dw.npy, db.npy or y.npy into --outputs, in the\n"
@@ -26,6 +27,8 @@ static const char run_help[] =
     "  --name NAME    the problem of a multi-problem config to run\n"
     "  --threads N    CPU threads (default: OpenMP's, i.e. all cores)\n"
     "  --isa ISA      force avx512, avx2 or generic kernels\n"
+    "  --db FILE      the tuning database the cached CPU plan consults (default: the user's,\n"
+    "                 see convgrad tune --help); --no-tuning: the heuristics' plan\n"
     "\n"
     "Vulkan environment: CONVGRAD_VK_DEVICE=SUBSTRING picks the device by name (default: a\n"
     "discrete GPU first); CONVGRAD_VK_DEVICE_CLASS=generic|lavapipe|nvidia|amd picks the tile\n"
@@ -134,11 +137,12 @@ int cg_cmd_run(int argc, char **argv) {
         {"outputs", required_argument, 0, 'o'}, {"pack", required_argument, 0, 'p'},
         {"name", required_argument, 0, 'n'},   {"threads", required_argument, 0, 'j'},
         {"isa", required_argument, 0, 'a'},    {"help", no_argument, 0, 'h'},
+        {"no-tuning", no_argument, 0, 'N'},    {"db", required_argument, 0, 'd'},
         {0, 0, 0, 0}};
     const char *target_text = NULL, *inputs = NULL, *outputs = NULL, *pack_dir = NULL;
-    const char *name = NULL;
+    const char *name = NULL, *db_path = NULL;
     int64_t threads = 0;
-    int isa = -1;
+    int isa = -1, no_tuning = 0;
     int opt;
     optind = 1;
     opterr = 0;
@@ -149,6 +153,8 @@ int cg_cmd_run(int argc, char **argv) {
         case 'o': outputs = optarg; break;
         case 'p': pack_dir = optarg; break;
         case 'n': name = optarg; break;
+        case 'N': no_tuning = 1; break;
+        case 'd': db_path = optarg; break;
         case 'j':
             if (cg_cli_int(optarg, 1, 1024, &threads))
                 return cg_cli_usage_error("run", "--threads wants 1..1024, not '%s'", optarg);
@@ -186,6 +192,12 @@ int cg_cmd_run(int argc, char **argv) {
     }
     cg_problem problem = problems[0];
     free(problems);
+    /* Only the cached CPU path plans, so only it reads the database (a bad explicit one is bad
+     * input, reported before anything is read or written). */
+    cg_tuning_db tuning;
+    status = cg_cli_tuning_load(db_path, no_tuning || ref || pack_dir || targets != CG_TARGET_CPU,
+                                &tuning, where, sizeof where, msg);
+    if (status != CG_OK) return cg_cli_fail(status, where, msg);
     tensor_set set;
     memset(&set, 0, sizeof set);
     status = read_inputs(&problem, inputs, &set, where, sizeof where, msg);
@@ -199,14 +211,15 @@ int cg_cmd_run(int argc, char **argv) {
         status = cg_reference_run(&problem, set.data, msg);
     } else if (status == CG_OK) {
         cgrt_target target = targets == CG_TARGET_VULKAN ? CGRT_TARGET_VULKAN : CGRT_TARGET_CPU;
-        status = cg_cli_executable(&problem, target, pack_dir, isa, &pack, &exe, where,
-                                   sizeof where, msg);
+        status = cg_cli_executable(&problem, target, pack_dir, isa, &tuning, &pack, &exe,
+                                   where, sizeof where, msg);
         if (status == CG_OK) status = cgrt_run(exe, set.data, NULL, (int)threads, msg);
     }
     if (status == CG_OK) status = write_outputs(&problem, outputs, &set, where, sizeof where, msg);
     cgrt_executable_destroy(exe);
     cgrt_pack_close(pack);
     free_tensors(&set);
+    cg_tuning_db_free(&tuning);
     if (status != CG_OK) return cg_cli_fail(status, where, msg);
     return 0;
 }

@@ -123,6 +123,17 @@ void cg_name_step(const cg_plan *plan, cg_step *step, const char *stage) {
     int index = (int)(step - plan->steps);
     for (int i = 0; i < 4; i++) hash = (hash ^ (unsigned)((index >> (8 * i)) & 0xff)) * 16777619u;
     hash = (hash ^ (unsigned)plan->target.isa) * 16777619u;
+    /* Overrides change code the grammar's fields do not show (a reduce step's split count and
+     * channel padding): plans of one problem with different overrides share a pack when
+     * `convgrad tune` compares them, so their kernels must not share names. Plans without
+     * overrides keep the names they always had. */
+    const cg_target *t = &plan->target;
+    if (t->force_mr > 0 || t->force_nv > 0 || t->force_splits > 0) {
+        int64_t forced[3] = {t->force_mr, t->force_nv, t->force_splits};
+        for (int f = 0; f < 3; f++)
+            for (int i = 0; i < 8; i++)
+                hash = (hash ^ (unsigned)(((uint64_t)forced[f] >> (8 * i)) & 0xff)) * 16777619u;
+    }
     k.uid = hash;
     k.isa = plan->target.isa;
     /* The stored kernel name has no ISA suffix: the pack emits one symbol per ISA. */

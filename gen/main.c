@@ -17,6 +17,7 @@ static const char main_help[] =
     "  bench PROBLEM --target T   time a problem: median ms, GFLOP/s, %% of peak\n"
     "  sweep SWEEP --target T     verify and time many problems, write a report and a plot\n"
     "  sweep-merge DIR...         join the results of sweep shards into one report\n"
+    "  tune CONFIG --target cpu   time candidate plans, record the fastest in the tuning database\n"
     "  plan CONFIG                print the plan of each problem as JSON\n"
     "  import 'MIOPEN LINE'       MIOpen driver line -> problem JSON\n"
     "\n"
@@ -29,7 +30,8 @@ int main(int argc, char **argv) {
     } commands[] = {{"gen", cg_cmd_gen},       {"build", cg_cmd_build},
                     {"run", cg_cmd_run},       {"bench", cg_cmd_bench},
                     {"sweep", cg_cmd_sweep},   {"sweep-merge", cg_cmd_sweep_merge},
-                    {"plan", cg_cmd_plan},     {"import", cg_cmd_import}};
+                    {"plan", cg_cmd_plan},     {"import", cg_cmd_import},
+                    {"tune", cg_cmd_tune}};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         fputs(main_help, argc < 2 ? stderr : stdout);

@@ -6,6 +6,7 @@
  *   Makefile        compiles src/ into kernels.so (and .spv files for Vulkan)
  *   src/            generated sources (one file per kernel symbol) and the shared headers
  *   plans/          the plan of every problem and ISA, as JSON, for inspection and --plan
+ *   tuning.json     the tuning-database entries the plans use (only when some plan is tuned)
  *   kernels.so      after `convgrad build`
  */
 #include "pack.h"
@@ -25,6 +26,7 @@
 #include "pack_internal.h"
 #include "plan_json.h"
 #include "template.h"
+#include "tuning_db.h"
 
 cg_status cg_make_dirs(const char *path, char msg[CG_MSG_MAX]) {
     char buffer[4096];
@@ -152,6 +154,58 @@ static void remove_stale_sources(const char *dir, char **keep, int keep_count) {
     closedir(d);
 }
 
+/* The code of a generated source: what follows its banner comment (which names the problem and
+ * the plan, and so differs between plans that share a kernel). */
+static const char *after_banner(const char *text) {
+    const char *end = strncmp(text, "/*", 2) == 0 ? strstr(text, "*/\n") : NULL;
+    return end ? end + 3 : text;
+}
+
+/* Whether the file at `path` holds the same code as `source`, banners aside. */
+static int same_code(const char *path, const char *source) {
+    FILE *file = fopen(path, "rb");
+    if (!file) return 0;
+    size_t cap = strlen(source) + 4096, size;
+    char *text = malloc(cap + 1);
+    size = text ? fread(text, 1, cap, file) : 0;
+    fclose(file);
+    if (!text) return 0;
+    text[size] = '\0';
+    int same = !strcmp(after_banner(text), after_banner(source));
+    free(text);
+    return same;
+}
+
+static int kept(const cg_pack_writer *writer, const char *name) {
+    for (int i = 0; i < writer->keep_count; i++)
+        if (!strcmp(writer->keep[i], name)) return 1;
+    return 0;
+}
+
+/* The overrides of one CPU variant, by precedence: --plan FILE, the problem's own (tune's
+ * candidates), the tuning database's entry for (problem, ISA, threads), else none. */
+static cg_status choose_overrides(cg_pack_writer *writer, const cg_problem *problem,
+                                  cg_target *target, char msg[CG_MSG_MAX]) {
+    const cg_gen_options *options = writer->options;
+    if (options->plan_file) return cg_plan_read_overrides(options->plan_file, target, msg);
+    if (options->overrides) {
+        cg_plan_overrides_apply(&options->overrides[writer->problem_index], target);
+        return CG_OK;
+    }
+    if (!options->tuning) return CG_OK;
+    char key[CG_TUNING_KEY_MAX];
+    cg_tuning_key(problem, target->isa, target->threads, key);
+    const cg_tuning_entry *tuned = cg_tuning_db_find(options->tuning, key);
+    if (!tuned) return CG_OK;
+    cg_plan_overrides_apply(&tuned->overrides, target);
+    target->tuned = 1;
+    if (cg_tuning_db_put(&writer->used, tuned) != CG_OK) {
+        snprintf(msg, CG_MSG_MAX, "out of memory");
+        return CG_ERR_NOMEM;
+    }
+    return CG_OK;
+}
+
 cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJSON *entry,
                           char msg[CG_MSG_MAX]) {
     cJSON *variants = cJSON_AddArrayToObject(entry, "cpu");
@@ -160,16 +214,30 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
         cg_target target = cg_target_host();
         target.isa = (cg_isa)isa;
         if (writer->options->threads > 0) target.threads = writer->options->threads;
-        cg_status status = CG_OK;
-        if (writer->options->plan_file)
-            status = cg_plan_read_overrides(writer->options->plan_file, &target, msg);
+        cg_status status = choose_overrides(writer, problem, &target, msg);
         if (status == CG_OK) status = cg_plan_make(problem, &target, writer->plan, msg);
+        if (status != CG_OK && target.tuned) {
+            /* An entry tuned by another generator version may no longer plan. */
+            char reason[CG_MSG_MAX];
+            snprintf(reason, sizeof reason, "%s", msg);
+            snprintf(msg, CG_MSG_MAX, "%.160s (with the tuning database's overrides; retune, "
+                     "or use --no-tuning)", reason);
+        }
         if (status != CG_OK) return status;
         const cg_plan *plan = writer->plan;
         cJSON *variant = cJSON_CreateObject();
         cJSON_AddItemToArray(variants, variant);
         cJSON_AddStringToObject(variant, "isa", cg_isa_name((cg_isa)isa));
         cJSON_AddNumberToObject(variant, "workspace_bytes", (double)plan->workspace_bytes);
+        /* Whether the plan came from the tuning database, and the overrides in force. */
+        cJSON_AddBoolToObject(variant, "tuned", target.tuned);
+        cg_plan_overrides in_force = {target.force_mr, target.force_nv, target.force_splits};
+        cJSON *overrides = cg_plan_overrides_to_json(&in_force);
+        if (!overrides || !cJSON_AddItemToObject(variant, "overrides", overrides)) {
+            cJSON_Delete(overrides);
+            snprintf(msg, CG_MSG_MAX, "out of memory");
+            return CG_ERR_NOMEM;
+        }
         char plan_rel[512];
         snprintf(plan_rel, sizeof plan_rel, "plans/%s__%s.json", problem->name,
                  cg_isa_name((cg_isa)isa));
@@ -191,6 +259,16 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
             char name[CG_KERNEL_NAME_MAX + 32], path[4400];
             snprintf(name, sizeof name, "%s.c", symbol);
             snprintf(path, sizeof path, "%s/src/%s", writer->dir, name);
+            /* Plans of one problem under several names (tune's candidates) share kernels: the
+             * first writer's file stays, and a name written again must hold the same code. */
+            if (kept(writer, name)) {
+                int same = same_code(path, source);
+                free(source);
+                if (same) continue;
+                snprintf(msg, CG_MSG_MAX, "kernel %.160s: two plans emit different code under "
+                         "one name", symbol);
+                return CG_ERR_INTERNAL;
+            }
             status = cg_write_file_if_changed(path, source, strlen(source), NULL, msg);
             free(source);
             if (status != CG_OK) return status;
@@ -228,6 +306,28 @@ cg_status cg_pack_keep(cg_pack_writer *writer, const char *name, char msg[CG_MSG
     }
     writer->keep_count++;
     return CG_OK;
+}
+
+/* tuning.json: the tuning-database entries the pack's plans use (the database's own format, so
+ * it can be passed back as --db), named in the manifest; removed when no plan is tuned. The
+ * build checksums it like every other file, so a modified copy is refused at load. */
+static cg_status write_tuning(const char *dir, const cg_tuning_db *used, cJSON *manifest,
+                              char msg[CG_MSG_MAX]) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/tuning.json", dir);
+    if (used->count == 0) {
+        unlink(path);
+        return CG_OK;
+    }
+    char *text = cg_tuning_db_to_json(used);
+    if (!text || !cJSON_AddStringToObject(manifest, "tuning", "tuning.json")) {
+        free(text);
+        snprintf(msg, CG_MSG_MAX, "out of memory");
+        return CG_ERR_NOMEM;
+    }
+    cg_status status = cg_write_file_if_changed(path, text, strlen(text), NULL, msg);
+    free(text);
+    return status;
 }
 
 cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int count,
@@ -278,11 +378,13 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
         cg_problem_format(&problems[i], canonical);
         cJSON_AddStringToObject(entry, "name", problems[i].name);
         cJSON_AddStringToObject(entry, "canonical", canonical);
+        writer.problem_index = i;
         if (options->targets & CG_TARGET_CPU)
             status = cg_pack_add_cpu(&writer, &problems[i], entry, msg);
         if (status == CG_OK && (options->targets & CG_TARGET_VULKAN))
             status = cg_pack_add_vulkan(&writer, &problems[i], entry, msg);
     }
+    if (status == CG_OK) status = write_tuning(dir, &writer.used, root, msg);
     if (status == CG_OK) {
         remove_stale_sources(dir, writer.keep, writer.keep_count);
         snprintf(path, sizeof path, "%s/Makefile", dir);
@@ -297,6 +399,7 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
     }
     for (int i = 0; i < writer.keep_count; i++) free(writer.keep[i]);
     free(writer.keep);
+    cg_tuning_db_free(&writer.used);
     free(writer.plan);
     cJSON_Delete(root);
     return status;

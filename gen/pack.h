@@ -3,6 +3,7 @@
 #define CG_PACK_H
 
 #include "plan.h"
+#include "plan_json.h"
 
 enum { CG_TARGET_CPU = 1u << 0, CG_TARGET_VULKAN = 1u << 1 };
 
@@ -12,6 +13,12 @@ typedef struct cg_gen_options {
     int threads;              /* cores the plans balance for (0: this machine's) */
     const char *config_name;  /* named in the banners */
     const char *plan_file;    /* optional: plan overrides (JSON, see plan_json.h) */
+    /* CPU plans: per-problem overrides (`convgrad tune`'s candidates; NULL: none), and the
+     * tuning database consulted for each problem x ISA x thread count (NULL: heuristics only).
+     * Precedence: plan_file > overrides > tuning > heuristics. The entries a pack uses are
+     * written into it as tuning.json; the manifest marks each variant "tuned". */
+    const cg_plan_overrides *overrides;
+    const struct cg_tuning_db *tuning;
     /* Vulkan: device class, atomics opt-in and tile overrides of the GLSL kernels
      * (plan_glsl.h); NULL means the generic class with no overrides. */
     const struct cg_glsl_options *glsl;

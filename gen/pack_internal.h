@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "pack.h"
+#include "tuning_db.h"
 
 typedef struct cg_pack_writer {
     const char *dir;
@@ -12,6 +13,8 @@ typedef struct cg_pack_writer {
     cg_plan *plan;   /* scratch plan (large: heap) */
     char **keep;     /* names of src/ files written in this run */
     int keep_count, keep_capacity;
+    int problem_index; /* of the problem being added, into options->overrides */
+    cg_tuning_db used; /* tuning-database entries the pack's plans use (-> tuning.json) */
 } cg_pack_writer;
 
 /* Records that src/<name> belongs to the pack (stale files are deleted at the end). */

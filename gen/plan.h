@@ -137,6 +137,7 @@ typedef struct cg_target {
     /* Overrides of the heuristics (0: let the heuristic choose), from `--plan FILE`. */
     int force_mr, force_nv;  /* register tile of conv and dw kernels */
     int64_t force_splits;    /* dw/db split factor */
+    int tuned;               /* the overrides came from a tuning database entry (reports only) */
 } cg_target;
 
 typedef struct cg_plan {

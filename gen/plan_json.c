@@ -111,6 +111,8 @@ static void put_target(builder *b, cJSON *root, const cg_target *t) {
     put_int(b, obj, "threads", t->threads);
     put_int(b, obj, "l1_bytes", t->l1_bytes);
     put_int(b, obj, "l2_bytes", t->l2_bytes);
+    /* Whether the overrides below came from a tuning database entry (`convgrad tune`). */
+    put_bool(b, obj, "tuned", t->tuned);
     /* Only the overrides in force, with the keys cg_plan_read_overrides() reads, so that this
      * object can be saved as a `--plan FILE` as it stands. */
     cJSON *over = b->failed ? NULL : put(b, obj, "overrides", cJSON_CreateObject());
@@ -320,7 +322,7 @@ static const struct override_key {
 
 enum { OVERRIDE_COUNT = sizeof override_keys / sizeof override_keys[0] };
 
-/* Checks one member; stores its value in values[which]. */
+/* Checks one member; stores its value in values[which]. Messages carry no prefix. */
 static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
                              int seen[OVERRIDE_COUNT], char msg[CG_MSG_MAX]) {
     const char *key = item->string ? item->string : "";
@@ -332,21 +334,78 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
         snprintf(shown, sizeof shown, "%s", key);
         for (char *c = shown; *c; c++)
             if (*c < 0x20 || *c > 0x7e) *c = '?';
-        return fail(msg, CG_ERR_INVALID, "%s: unknown key (expected mr, nv or splits)", shown);
+        snprintf(msg, CG_MSG_MAX, "%s: unknown key (expected mr, nv or splits)", shown);
+        return CG_ERR_INVALID;
     }
     const struct override_key *k = &override_keys[which];
-    if (seen[which]) return fail(msg, CG_ERR_INVALID, "%s: duplicate key", k->key);
+    if (seen[which]) return snprintf(msg, CG_MSG_MAX, "%s: duplicate key", k->key), CG_ERR_INVALID;
     seen[which] = 1;
-    if (!cJSON_IsNumber(item)) return fail(msg, CG_ERR_INVALID, "%s: expected an integer", k->key);
+    if (!cJSON_IsNumber(item))
+        return snprintf(msg, CG_MSG_MAX, "%s: expected an integer", k->key), CG_ERR_INVALID;
     double v = item->valuedouble;
     /* cJSON keeps a double: reject fractions; the bound keeps the conversion defined. */
-    if (!isfinite(v) || v < -1e15 || v > 1e15 || (double)(long long)v != v)
-        return fail(msg, CG_ERR_INVALID, "%s: expected an integer, got %g", k->key, v);
-    if (v < (double)k->min || v > (double)k->max)
-        return fail(msg, CG_ERR_INVALID, "%s: %.0f is out of range %lld..%lld", k->key, v,
-                    (long long)k->min, (long long)k->max);
+    if (!isfinite(v) || v < -1e15 || v > 1e15 || (double)(long long)v != v) {
+        snprintf(msg, CG_MSG_MAX, "%s: expected an integer, got %g", k->key, v);
+        return CG_ERR_INVALID;
+    }
+    if (v < (double)k->min || v > (double)k->max) {
+        snprintf(msg, CG_MSG_MAX, "%s: %.0f is out of range %lld..%lld", k->key, v,
+                 (long long)k->min, (long long)k->max);
+        return CG_ERR_INVALID;
+    }
     values[which] = (int64_t)v;
     return CG_OK;
+}
+
+cg_status cg_plan_overrides_from_json(const cJSON *object, cg_plan_overrides *out,
+                                      char msg[CG_MSG_MAX]) {
+    if (!cJSON_IsObject(object)) {
+        snprintf(msg, CG_MSG_MAX, "expected a JSON object {\"mr\", \"nv\", \"splits\"}");
+        return CG_ERR_INVALID;
+    }
+    int64_t values[OVERRIDE_COUNT] = {0};
+    int seen[OVERRIDE_COUNT] = {0};
+    cg_status status = CG_OK;
+    for (const cJSON *item = object->child; item && status == CG_OK; item = item->next)
+        status = read_member(item, values, seen, msg);
+    if (status != CG_OK) return status;
+    /* Only now touch the result: a bad object leaves it as it was. */
+    out->mr = (int)values[0];
+    out->nv = (int)values[1];
+    out->splits = values[2];
+    return CG_OK;
+}
+
+void cg_plan_overrides_apply(const cg_plan_overrides *overrides, cg_target *target) {
+    if (overrides->mr > 0) target->force_mr = overrides->mr;
+    if (overrides->nv > 0) target->force_nv = overrides->nv;
+    if (overrides->splits > 0) target->force_splits = overrides->splits;
+}
+
+cJSON *cg_plan_overrides_to_json(const cg_plan_overrides *overrides) {
+    cJSON *object = cJSON_CreateObject();
+    builder b = {.failed = object == NULL};
+    if (overrides->mr > 0) put_int(&b, object, "mr", overrides->mr);
+    if (overrides->nv > 0) put_int(&b, object, "nv", overrides->nv);
+    if (overrides->splits > 0) put_int(&b, object, "splits", overrides->splits);
+    if (b.failed) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+int cg_plan_overrides_format(const cg_plan_overrides *overrides, char *out, size_t cap) {
+    int n = snprintf(out, cap, "%s", "");
+    if (overrides->mr > 0) n += snprintf(out + n, cap > (size_t)n ? cap - n : 0, "%smr=%d",
+                                         n ? " " : "", overrides->mr);
+    if (overrides->nv > 0) n += snprintf(out + n, cap > (size_t)n ? cap - n : 0, "%snv=%d",
+                                         n ? " " : "", overrides->nv);
+    if (overrides->splits > 0)
+        n += snprintf(out + n, cap > (size_t)n ? cap - n : 0, "%ssplits=%lld", n ? " " : "",
+                      (long long)overrides->splits);
+    if (n == 0) n = snprintf(out, cap, "heuristic");
+    return n;
 }
 
 cg_status cg_plan_read_overrides(const char *path, cg_target *target, char msg[CG_MSG_MAX]) {
@@ -361,19 +420,11 @@ cg_status cg_plan_read_overrides(const char *path, cg_target *target, char msg[C
         return fail(msg, CG_ERR_INVALID, "invalid JSON near byte %ld", at);
     }
     free(text);
-    if (!cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return fail(msg, CG_ERR_INVALID, "expected a JSON object {\"mr\", \"nv\", \"splits\"}");
-    }
-    int64_t values[OVERRIDE_COUNT] = {0};
-    int seen[OVERRIDE_COUNT] = {0};
-    for (const cJSON *item = root->child; item && status == CG_OK; item = item->next)
-        status = read_member(item, values, seen, msg);
+    cg_plan_overrides overrides = {0};
+    char reason[CG_MSG_MAX];
+    status = cg_plan_overrides_from_json(root, &overrides, reason);
     cJSON_Delete(root);
-    if (status != CG_OK) return status;
-    /* Only now touch the target: a bad file leaves it as it was. */
-    if (seen[0]) target->force_mr = (int)values[0];
-    if (seen[1]) target->force_nv = (int)values[1];
-    if (seen[2]) target->force_splits = values[2];
+    if (status != CG_OK) return fail(msg, status, "%s", reason);
+    cg_plan_overrides_apply(&overrides, target);
     return CG_OK;
 }

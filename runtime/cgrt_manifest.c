@@ -48,6 +48,13 @@ static cg_status check_variant(const cJSON *variant, const char *where, char msg
     snprintf(key, sizeof key, "%s.workspace_bytes", where);
     if (ws && !integral_in(ws, 0, 9007199254740992.0))
         return bad(msg, key, "not an integer in 0..2^53");
+    /* Reports only (the runtime never reads them), but a pack's metadata must be well formed. */
+    const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(variant, "tuned");
+    snprintf(key, sizeof key, "%s.tuned", where);
+    if (tuned && !cJSON_IsBool(tuned)) return bad(msg, key, "not a boolean");
+    const cJSON *overrides = cJSON_GetObjectItemCaseSensitive(variant, "overrides");
+    snprintf(key, sizeof key, "%s.overrides", where);
+    if (overrides && !cJSON_IsObject(overrides)) return bad(msg, key, "not an object");
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(variant, "steps");
     snprintf(key, sizeof key, "%s.steps", where);
     if (!cJSON_IsArray(steps)) return bad(msg, key, "not an array");
@@ -104,6 +111,8 @@ static cg_status check_root(const cJSON *root, char msg[CG_MSG_MAX]) {
         return bad(msg, "abi", "not the ABI this runtime implements (regenerate the pack)");
     const cJSON *library = cJSON_GetObjectItemCaseSensitive(root, "library");
     if (library && !cJSON_IsString(library)) return bad(msg, "library", "not a string");
+    const cJSON *tuning = cJSON_GetObjectItemCaseSensitive(root, "tuning");
+    if (tuning && !cJSON_IsString(tuning)) return bad(msg, "tuning", "not a string");
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(root, "files");
     if (files) {
         if (!cJSON_IsObject(files)) return bad(msg, "files", "not an object");

@@ -3,6 +3,11 @@
 # (tests/test_*.sh), and prints one closing line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+# The tests plan with the heuristics, not with whatever the user's tuning database holds (a
+# damaged one would add warning lines to commands whose stderr the tests count): a database
+# that does not exist is an empty one. test_tune.sh sets up its own.
+CONVGRAD_TUNING_DB=$(mktemp -u "${TMPDIR:-/tmp}/cg-tests-tuning.XXXXXX.json")
+export CONVGRAD_TUNING_DB
 passed=0
 failed=0
 failed_names=()

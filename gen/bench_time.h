@@ -1,0 +1,41 @@
+/* bench_time.h: how convgrad times a run, shared by `convgrad bench` and `convgrad tune` so that
+ * a tuned time and a benchmarked time mean the same thing. */
+#ifndef CG_BENCH_TIME_H
+#define CG_BENCH_TIME_H
+
+#include "convgrad.h"
+
+typedef struct cg_bench_result {
+    double median_ms, min_ms, max_ms;
+    int runs;
+} cg_bench_result;
+
+/* The tensors of one problem: inputs filled with deterministic random values in [-1, 1), outputs
+ * allocated (uninitialized), and a 64-byte aligned workspace. */
+typedef struct cg_bench_tensors {
+    void *tensors[CG_T_COUNT];
+    void *workspace;
+    size_t workspace_bytes;
+} cg_bench_tensors;
+
+/* Allocates every tensor the problem reads or writes (CG_ERR_NOMEM with a message). */
+cg_status cg_bench_tensors_alloc(const cg_problem *problem, cg_bench_tensors *t,
+                                 char msg[CG_MSG_MAX]);
+
+/* Grows the workspace to at least `bytes`. */
+cg_status cg_bench_tensors_workspace(cg_bench_tensors *t, size_t bytes, char msg[CG_MSG_MAX]);
+
+void cg_bench_tensors_free(cg_bench_tensors *t);
+
+/* Times an executable on `t` (whose workspace must be large enough): two warm-up runs (first
+ * touch, caches, thread pool start), then repeated runs until both `reps` and `min_ms` of total
+ * time are reached (at most 1024 runs). Wall time per run, or the device time for Vulkan. */
+cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads,
+                        int64_t reps, double min_ms, cg_bench_result *result,
+                        char msg[CG_MSG_MAX]);
+
+/* Useful GFLOP of one run: 2*N*K*(C/G)*prod(out)*prod(filter) per convolution op (db adds
+ * none). */
+double cg_bench_gflop(const cg_problem *problem);
+
+#endif /* CG_BENCH_TIME_H */

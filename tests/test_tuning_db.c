@@ -1,0 +1,153 @@
+/* test_tuning_db.c: the tuning database (gen/tuning_db.c) and the candidate plans of
+ * `convgrad tune` (gen/tune_candidates.c): a table of malformed databases and the reason each
+ * gives, a print/parse round trip, sorted lookup, and candidates that are distinct plans within
+ * the register budget, the heuristic first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiles.h"
+#include "tune.h"
+#include "tuning_db.h"
+
+#define KEY "bwdw_f32_nhwc_g1mb2ic16oc32_i8x8_o8x8_f3x3_s1x1_d1x1_pl1x1_ph1x1"
+#define ENTRY(key, overrides)                                                                  \
+    "{\"schema\": 1, \"entries\": {\"" key "\": {\"overrides\": " overrides                    \
+    ", \"heuristic_ms\": 2, \"tuned_ms\": 1.5, \"date\": \"2026-01-01T00:00:00Z\", "           \
+    "\"cpu\": \"test\", \"generator\": \"0.1.0\"}}}"
+
+static cg_status parse(const char *text, cg_tuning_db *db, char msg[CG_MSG_MAX]) {
+    return cg_tuning_db_parse(text, strlen(text), db, msg);
+}
+
+static void test_valid(void **state) {
+    (void)state;
+    cg_tuning_db db;
+    char msg[CG_MSG_MAX] = "";
+    assert_int_equal(parse(ENTRY(KEY "|avx2|4", "{\"mr\": 3, \"splits\": 2}"), &db, msg), CG_OK);
+    assert_int_equal(db.count, 1);
+    const cg_tuning_entry *e = cg_tuning_db_find(&db, KEY "|avx2|4");
+    assert_non_null(e);
+    assert_int_equal(e->overrides.mr, 3);
+    assert_int_equal(e->overrides.nv, 0);
+    assert_int_equal(e->overrides.splits, 2);
+    assert_true(e->tuned_ms == 1.5 && e->heuristic_ms == 2);
+    assert_string_equal(e->cpu, "test");
+    assert_null(cg_tuning_db_find(&db, KEY "|avx2|2"));
+    /* The key tune and gen compute is the one stored. */
+    cg_problem p;
+    assert_int_equal(cg_problem_parse_string(KEY, &p, msg), CG_OK);
+    char key[CG_TUNING_KEY_MAX];
+    cg_tuning_key(&p, CG_ISA_AVX2, 4, key);
+    assert_string_equal(key, KEY "|avx2|4");
+    /* Round trip through the printer; entries come back sorted by key. */
+    cg_tuning_entry other = *e;
+    snprintf(other.key, sizeof other.key, "%s", KEY "|avx2|1");
+    other.overrides = (cg_plan_overrides){0};
+    assert_int_equal(cg_tuning_db_put(&db, &other), CG_OK);
+    assert_int_equal(cg_tuning_db_put(&db, &other), CG_OK); /* replaces, does not add */
+    assert_int_equal(db.count, 2);
+    char *text = cg_tuning_db_to_json(&db);
+    assert_non_null(text);
+    cg_tuning_db again;
+    assert_int_equal(parse(text, &again, msg), CG_OK);
+    assert_int_equal(again.count, 2);
+    assert_string_equal(again.entries[0].key, KEY "|avx2|1");
+    assert_int_equal(again.entries[1].overrides.splits, 2);
+    free(text);
+    cg_tuning_db_free(&again);
+    cg_tuning_db_free(&db);
+}
+
+static void test_malformed(void **state) {
+    (void)state;
+    static const struct {
+        const char *text, *reason;
+    } cases[] = {
+        {"", "invalid JSON"},
+        {"[]", "expected a JSON object"},
+        {"{\"schema\": 2, \"entries\": {}}", "schema: not 1"},
+        {"{\"schema\": 1}", "missing key 'entries'"},
+        {"{\"schema\": 1, \"entries\": {}, \"x\": 1}", "unknown or duplicate key 'x'"},
+        {ENTRY(KEY "|avx2", "{}"), "key is not PROBLEM|ISA|THREADS"},
+        {ENTRY(KEY "|glsl|4", "{}"), "unknown CPU ISA 'glsl'"},
+        {ENTRY(KEY "|avx2|04", "{}"), "thread count"},
+        {ENTRY(KEY "|avx2|2000", "{}"), "thread count"},
+        {ENTRY("bwdw_f32_nhwc_g1mb2ic16oc32|avx2|4", "{}"), "not a canonical problem string"},
+        {ENTRY(KEY "|avx2|4", "{\"mr\": 33}"), "overrides: mr: 33 is out of range 1..32"},
+        {ENTRY(KEY "|avx2|4", "{\"tile\": 3}"), "overrides: tile: unknown key"},
+        {ENTRY(KEY "|avx2|4", "[]"), "overrides: expected a JSON object"},
+        {"{\"schema\": 1, \"entries\": {\"" KEY "|avx2|4\": {\"overrides\": {}}}}",
+         "missing key 'heuristic_ms'"},
+        {"{\"schema\": 1, \"entries\": {\"" KEY "|avx2|4\": {\"overrides\": {}, "
+         "\"heuristic_ms\": -1}}}",
+         "heuristic_ms: expected milliseconds"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cg_tuning_db db;
+        char msg[CG_MSG_MAX] = "";
+        cg_status status = parse(cases[i].text, &db, msg);
+        if (status != CG_ERR_INVALID || !strstr(msg, cases[i].reason) || db.count || db.entries)
+            fail_msg("case %zu: status %d, msg '%s', want '%s'", i, status, msg, cases[i].reason);
+    }
+    cg_tuning_db db;
+    char msg[CG_MSG_MAX];
+    const char nul[] = "{\"schema\": 1,\0 \"entries\": {}}";
+    assert_int_equal(cg_tuning_db_parse(nul, sizeof nul - 1, &db, msg), CG_ERR_INVALID);
+    assert_non_null(strstr(msg, "NUL"));
+}
+
+static void test_candidates(void **state) {
+    (void)state;
+    static const char *const problems[] = {
+        KEY, /* dw: tile and split factor */
+        "bwdd_f32_nhwc_g1mb1ic16oc16_i9x9_o4x4_f3x3_s2x2_d1x1_pl0x0_ph0x0", /* dx phases */
+        "fwd_f32_nchw_g1mb2ic8oc8_i12x40_o12x40_f3x3_s1x1_d1x1_pl1x1_ph1x1", /* planar conv */
+    };
+    cg_plan *plan = malloc(sizeof *plan);
+    assert_non_null(plan);
+    for (size_t i = 0; i < sizeof problems / sizeof problems[0]; i++)
+        for (int isa = 0; isa < CG_ISA_GLSL; isa++) {
+            cg_problem p;
+            char msg[CG_MSG_MAX];
+            assert_int_equal(cg_problem_parse_string(problems[i], &p, msg), CG_OK);
+            cg_target target = cg_target_host();
+            target.isa = (cg_isa)isa;
+            target.threads = 2;
+            cg_tune_candidate list[24];
+            int count = 0;
+            cg_plan_overrides previous = {.mr = 2};
+            assert_int_equal(cg_tune_candidates(&p, &target, &previous, list, 24, &count, msg),
+                             CG_OK);
+            assert_true(count >= 2);
+            assert_true(list[0].overrides.mr == 0 && list[0].overrides.nv == 0 &&
+                        list[0].overrides.splits == 0);
+            for (int a = 0; a < count; a++) {
+                for (int b = 0; b < a; b++) assert_string_not_equal(list[a].fingerprint,
+                                                                    list[b].fingerprint);
+                /* Every candidate plans again, within the register budget, to its fingerprint. */
+                cg_tune_candidate again;
+                assert_int_equal(cg_tune_try(&p, &target, &list[a].overrides, plan, NULL, 0,
+                                             &again),
+                                 1);
+                assert_string_equal(again.fingerprint, list[a].fingerprint);
+            }
+        }
+    free(plan);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_candidates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
