@@ -134,10 +134,13 @@ static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores
  * along the row the plan has already sorted the taps by phase and made COL2 phase-relative. */
 static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], column[3][CG_MAX_TAPS];
-    int64_t phase_end[2] = {s->row_phase_end[0], s->row_phase_end[1]};
-    for (int64_t t = 0; t < taps; t++)
+    int64_t phase_end[2] = {s->row_phase_end[0], s->row_phase_end[1]}, max1 = 0;
+    for (int64_t t = 0; t < taps; t++) {
         for (int i = 0; i < 3; i++) column[i][t] = s->tap_offset[t][i];
+        if (t == 0 || column[1][t] > max1) max1 = column[1][t];
+    }
     cg_values_int(v, "TAPS", taps);
+    cg_values_int(v, "MAX_OFF1", max1);
     cg_values_int(v, "S0", s->stride[0]);
     cg_values_int(v, "S1", s->stride[1]);
     cg_values_int(v, "SW", s->stride[2]);

@@ -39,6 +39,7 @@
 #define NV 2
 #define S0 1
 #define S1 2
+#define MAX_OFF1 1 /* furthest row offset of a tap in dim 1 */
 #define SW 2
 #define BATCH 1
 #define WPACK_OFFSET 0
@@ -166,6 +167,14 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_3x8_uff0c43bd__generic(const cg_kernel_param
         const int64_t o1 = item % OUT1, o0 = (item / OUT1) % OUT0;
         const int64_t g = (item / (OUT1 * OUT0)) % GROUPS, n = item / (OUT1 * OUT0 * GROUPS);
         const ELEM *group_in = in + (n * GROUPS + g) * CIN * PLANE;
+        /* the input row the output row after next reads last, in every channel of the group:
+         * the hardware prefetcher does not follow CIN interleaved plane streams, and a narrow
+         * group's short channel loop cannot hide a first touch (S6: 8 channels) */
+        const int64_t ahead = (o1 + 2 + MAX_OFF1) / S1, depth = o0 / S0 < IN0 ? o0 / S0 : IN0 - 1;
+        if (ahead < IN1)
+            for (int ci = 0; ci < CIN; ci++)
+                for (int64_t i = 0; i < IN2; i += 64 / (int64_t)sizeof(ELEM))
+                    __builtin_prefetch(group_in + ci * PLANE + (depth * IN1 + ahead) * IN2 + i);
         ELEM *out_rows = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2 + o1 * OUT2;
         /* channel blocks outside, row blocks inside: the group's input rows (CIN x taps rows)
          * stay in L1/L2 while every block of output channels walks them */
