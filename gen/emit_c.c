@@ -130,6 +130,23 @@ static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores
     cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", suffix);
 }
 
+/* What the planar conv and 1x1 kernels share: the planes in and out, the channel groups, the
+ * register tile over packed weights, and the storage dtype. */
+static void set_planar_tile(cg_template_values *v, const cg_step *s, cg_dtype dtype) {
+    cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
+    cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
+    set_triple(v, "IN", s->src.logical);
+    set_triple(v, "OUT", s->dst.logical);
+    cg_values_int(v, "GROUPS", s->groups);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "NV", s->nv);
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+    set_planar_storage(v, dtype, 1);
+}
+
 /* Tap tables of a planar conv step: rows (dims 0, 1) read (o + OFF) / S where S divides;
  * along the row the plan has already sorted the taps by phase and made COL2 phase-relative. */
 static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
@@ -172,34 +189,12 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
     case CG_STEP_PLANAR_CONV:
-        cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
-        cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
-        set_triple(v, "IN", s->src.logical);
-        set_triple(v, "OUT", s->dst.logical);
-        cg_values_int(v, "GROUPS", s->groups);
-        cg_values_int(v, "CIN", s->cin_g);
-        cg_values_int(v, "COUT", s->cout_g);
-        cg_values_int(v, "MR", s->mr);
-        cg_values_int(v, "NV", s->nv);
-        cg_values_int(v, "BATCH", s->src.n);
-        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
-        set_planar_storage(v, p->dtype, 1);
         return "cpu/planar_conv.c.in";
     case CG_STEP_PLANAR_1X1:
-        cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
-        cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
-        set_triple(v, "IN", s->src.logical);
-        set_triple(v, "OUT", s->dst.logical);
+        set_planar_tile(v, s, p->dtype);
         set_triple(v, "S", s->stride);
-        cg_values_int(v, "GROUPS", s->groups);
-        cg_values_int(v, "CIN", s->cin_g);
-        cg_values_int(v, "COUT", s->cout_g);
-        cg_values_int(v, "MR", s->mr);
-        cg_values_int(v, "NV", s->nv);
-        cg_values_int(v, "BATCH", s->src.n);
-        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
-        set_planar_storage(v, p->dtype, 1);
         return "cpu/planar_1x1.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL: {

@@ -86,6 +86,29 @@ static void plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const in
     view->buffer = buffer;
 }
 
+/* A planar dense/grouped/1x1 step of fwd (x -> y) or dx (dy -> dx, channel roles swapped
+ * within each group) in place on the planes; fwd is planar only at stride 1. */
+static cg_step *add_planar_gemm(cg_plan *plan, const cg_dims *dims, cg_step_kind kind, int dx,
+                                char *msg) {
+    const cg_problem *p = &plan->problem;
+    cg_step *step = add(plan, kind, msg);
+    if (!step) return NULL;
+    step->groups = p->groups;
+    step->cin_g = dx ? p->k / p->groups : p->c / p->groups;
+    step->cout_g = dx ? p->c / p->groups : p->k / p->groups;
+    plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, dx ? p->k : p->c,
+               dx ? dims->out : dims->in);
+    plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, dx ? p->c : p->k,
+               dx ? dims->in : dims->out);
+    step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
+    step->phase_id = dx ? 0 : -1;
+    for (int i = 0; i < 3; i++) {
+        step->count[i] = step->dst.logical[i];
+        step->stride[i] = dx ? dims->stride[i] : 1;
+    }
+    return step;
+}
+
 /* The PACK_W step that packs a planar conv step's weights [g][block][tap][cin][MR]. */
 static cg_status add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg) {
     const cg_problem *p = &plan->problem;
@@ -135,22 +158,9 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
     for (int pass = 0; pass < 2; pass++) {
         int dx = pass == 1;
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
-        cg_step *step = add(plan, CG_STEP_PLANAR_CONV, msg);
+        cg_step *step = add_planar_gemm(plan, dims, CG_STEP_PLANAR_CONV, dx, msg);
         if (!step) return CG_ERR_UNSUPPORTED;
-        step->groups = p->groups;
-        step->cin_g = dx ? p->k / p->groups : p->c / p->groups;
-        step->cout_g = dx ? p->c / p->groups : p->k / p->groups;
-        plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, dx ? p->k : p->c,
-                   dx ? dims->out : dims->in);
-        plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, dx ? p->c : p->k,
-                   dx ? dims->in : dims->out);
         fill_taps(step, dims, dx ? -1 : 1);
-        step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
-        step->phase_id = dx ? 0 : -1;
-        for (int i = 0; i < 3; i++) {
-            step->count[i] = step->dst.logical[i];
-            step->stride[i] = dx ? dims->stride[i] : 1; /* fwd is planar only at stride 1 */
-        }
         split_row_phases(step);
         /* A dx row with stride 2 is two phases (even and odd positions), each with its own
          * accumulators; NV vectors cover a phase of the row. */
@@ -191,23 +201,10 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
     for (int pass = 0; pass < 2; pass++) {
         int dx = pass == 1;
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
-        cg_step *step = add(plan, CG_STEP_PLANAR_1X1, msg);
+        cg_step *step = add_planar_gemm(plan, dims, CG_STEP_PLANAR_1X1, dx, msg);
         if (!step) return CG_ERR_UNSUPPORTED;
-        step->groups = p->groups;
-        step->cin_g = dx ? p->k / p->groups : p->c / p->groups;
-        step->cout_g = dx ? p->c / p->groups : p->k / p->groups;
-        plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, dx ? p->k : p->c,
-                   dx ? dims->out : dims->in);
-        plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, dx ? p->c : p->k,
-                   dx ? dims->in : dims->out);
         fill_taps(step, dims, 1); /* one tap at offset 0 */
         step->row_phase_end[0] = 1;
-        step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
-        step->phase_id = dx ? 0 : -1;
-        for (int i = 0; i < 3; i++) {
-            step->count[i] = step->dst.logical[i];
-            step->stride[i] = dx ? dims->stride[i] : 1;
-        }
         /* The S3 tile: NV = 4 vectors of pixels and MR = 6 channels (24 accumulators, 4
          * pixel vectors, one broadcast of 32 registers): 4 loads and 6 broadcasts per 24
          * FMAs. Fewer vectors only when the plane itself is shorter. */
