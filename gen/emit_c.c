@@ -7,6 +7,8 @@
 
 #include "kernel_name.h"
 #include "layout_strides.h"
+#include "plan_internal.h"
+#include "tiles.h"
 #include "template.h"
 
 static const char *buffer_symbol(int buffer) {
@@ -168,7 +170,7 @@ static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
 }
 
 /* Tap tables of a planar step, and the x range where every tap stays inside the row. */
-static void set_planar_taps(cg_template_values *v, const cg_step *s) {
+static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], map[CG_MAX_TAPS];
     int64_t min2 = 0, max2 = 0, max1 = 0;
     for (int64_t t = 0; t < taps; t++) {
@@ -179,10 +181,28 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s) {
         if (t == 0 || c2 > max2) max2 = c2;
     }
     set_planar_offsets(v, s);
+    cg_values_int(v, "MAX_OFF1", max1);
+    if (s->kind == CG_STEP_PLANAR_DEPTHWISE) {
+        /* the register window of input row vectors the taps' lane shifts read */
+        /* passes of 4 output vectors (independent FMA chains); those whose window lies
+         * inside the input row, [lead_end, inner_end), run as a loop of plain loads */
+        const int64_t unroll = 4, qmin = cg_floor_div(min2, vlen), qmax = cg_floor_div(max2, vlen) + 1;
+        const int64_t nvec = cg_ceil_div(s->dst.logical[2], vlen);
+        int64_t lead_end = cg_ceil_div(qmin < 0 ? -qmin : 0, unroll) * unroll, inner_end = lead_end;
+        while (inner_end + unroll <= nvec && (inner_end + unroll + qmax + 1) * vlen <= s->src.logical[2])
+            inner_end += unroll;
+        if (lead_end > nvec) lead_end = inner_end = nvec;
+        cg_values_int(v, "TAP_ROW", s->taps[2]);
+        cg_values_int(v, "QMIN", qmin);
+        cg_values_int(v, "QMAX", qmax);
+        cg_values_int(v, "UNROLL", unroll);
+        cg_values_int(v, "LEAD_END", lead_end);
+        cg_values_int(v, "INNER_END", inner_end);
+        set_list(v, "WEIGHT_INDEX", map, (int)taps);
+        return;
+    }
     cg_values_int(v, "FAST_LO", min2 < 0 ? -min2 : 0);
     cg_values_int(v, "FAST_END", s->src.logical[2] - max2);
-    cg_values_int(v, "MAX_OFF1", max1);
-    if (s->kind == CG_STEP_PLANAR_DEPTHWISE) set_list(v, "WEIGHT_INDEX", map, (int)taps);
 }
 
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
@@ -205,7 +225,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CHANNELS", s->cout_g);
         cg_values_int(v, "BATCH", s->src.n);
         set_planar_storage(v, p->dtype, !dw);
-        if (s->with_weight || !dw) set_planar_taps(v, s);
+        if (s->with_weight || !dw)
+            set_planar_taps(v, s, cg_isa_budget_of(plan->target.isa)->vlen);
         if (!dw) {
             cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
             cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));

@@ -57,6 +57,24 @@ static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
     _mm256_maskstore_ps(p, mask, v);
 }
 
+/* Lanes [k, k + CG_VLEN) of the concatenation a:b (a first), 0 < k < CG_VLEN: a cross-lane
+ * permute makes the middle a_hi:b_lo, then palignr within 128-bit lanes. k must be a
+ * constant after inlining (immediates). */
+static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
+    const __m256i lo = _mm256_castps_si256(a), hi = _mm256_castps_si256(b);
+    const __m256i mid = _mm256_permute2x128_si256(lo, hi, 0x21);
+    switch (k) {
+    case 1: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, lo, 4));
+    case 2: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, lo, 8));
+    case 3: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, lo, 12));
+    case 4: return _mm256_castsi256_ps(mid);
+    case 5: return _mm256_castsi256_ps(_mm256_alignr_epi8(hi, mid, 4));
+    case 6: return _mm256_castsi256_ps(_mm256_alignr_epi8(hi, mid, 8));
+    case 7: return _mm256_castsi256_ps(_mm256_alignr_epi8(hi, mid, 12));
+    default: return a;
+    }
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. unpack works within 128-bit lanes; one cross-lane permute fixes
  * the order. */

@@ -49,6 +49,30 @@ static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
     _mm512_mask_storeu_ps(p, (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
 }
 
+/* Lanes [k, k + CG_VLEN) of the concatenation a:b (a first), 0 < k < CG_VLEN: one valignd.
+ * k must be a constant after inlining (the instruction takes it as an immediate). */
+static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
+    const __m512i lo = _mm512_castps_si512(a), hi = _mm512_castps_si512(b);
+    switch (k) {
+    case 1: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 1));
+    case 2: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 2));
+    case 3: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 3));
+    case 4: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 4));
+    case 5: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 5));
+    case 6: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 6));
+    case 7: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 7));
+    case 8: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 8));
+    case 9: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 9));
+    case 10: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 10));
+    case 11: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 11));
+    case 12: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 12));
+    case 13: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 13));
+    case 14: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 14));
+    case 15: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 15));
+    default: return a;
+    }
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. One two-source permute per output vector. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) {

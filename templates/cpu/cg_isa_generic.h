@@ -91,6 +91,13 @@ static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
     for (int i = lo; i < hi; i++) p[i] = v[i];
 }
 
+/* Lanes [k, k + CG_VLEN) of the concatenation a:b (a first), 0 < k < CG_VLEN. */
+static inline cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
+    cg_vec r;
+    for (int i = 0; i < CG_VLEN; i++) r[i] = i + k < CG_VLEN ? a[i + k] : b[i + k - CG_VLEN];
+    return r;
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }
