@@ -118,6 +118,8 @@ static void put_target(builder *b, cJSON *root, const cg_target *t) {
     if (t->force_mr > 0) put_int(b, over, "mr", t->force_mr);
     if (t->force_nv > 0) put_int(b, over, "nv", t->force_nv);
     if (t->force_splits > 0) put_int(b, over, "splits", t->force_splits);
+    if (t->force_winograd != 0)
+        put_int(b, over, "winograd", t->force_winograd < 0 ? 0 : t->force_winograd);
 }
 
 static void put_phases(builder *b, cJSON *root, const cg_plan *plan) {
@@ -186,6 +188,17 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
     put_int(b, obj, "vlen", s->vlen);
 }
 
+/* Fields of the Winograd steps (WINO_WEIGHTS, WINO_CONV). */
+static void put_winograd(builder *b, cJSON *obj, const cg_step *s) {
+    put_int(b, obj, "wino_m", s->wino_m);
+    put_ints(b, obj, "wino_tiles", s->wino_tiles, 2);
+    put_ints(b, obj, "wino_block", s->wino_block, 2);
+    put_int(b, obj, "cin_pad", s->cin_pad);
+    put_int(b, obj, "scratch_bytes", s->scratch_bytes);
+    int64_t first[3] = {s->tap_offset[0][0], s->tap_offset[0][1], s->tap_offset[0][2]};
+    put_ints(b, obj, "window_first", first, 3);
+}
+
 static void put_zero_fill(builder *b, cJSON *obj, const cg_step *s) {
     cJSON *dims = b->failed ? NULL : put(b, obj, "written", cJSON_CreateArray());
     for (int i = 0; dims && i < 3 && !b->failed; i++) {
@@ -240,6 +253,14 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_REDUCE:
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_reduction(b, obj, s);
+        break;
+    case CG_STEP_WINO_CONV:
+        put_view(b, obj, "src", &s->src);
+        put_view(b, obj, "dst", &s->dst);
+        /* fall through */
+    case CG_STEP_WINO_WEIGHTS:
+        put_weights(b, obj, s);
+        put_winograd(b, obj, s);
         break;
     default: break;
     }
@@ -316,7 +337,8 @@ static cg_status read_text(const char *path, char **text, char msg[CG_MSG_MAX]) 
 static const struct override_key {
     const char *key;
     int64_t min, max;
-} override_keys[] = {{"mr", 1, 32}, {"nv", 1, 8}, {"splits", 1, 65536}};
+} override_keys[] = {
+    {"mr", 1, 32}, {"nv", 1, 8}, {"splits", 1, 65536}, {"winograd", 0, 4}};
 
 enum { OVERRIDE_COUNT = sizeof override_keys / sizeof override_keys[0] };
 
@@ -332,7 +354,8 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
         snprintf(shown, sizeof shown, "%s", key);
         for (char *c = shown; *c; c++)
             if (*c < 0x20 || *c > 0x7e) *c = '?';
-        return fail(msg, CG_ERR_INVALID, "%s: unknown key (expected mr, nv or splits)", shown);
+        return fail(msg, CG_ERR_INVALID,
+                    "%s: unknown key (expected mr, nv, splits or winograd)", shown);
     }
     const struct override_key *k = &override_keys[which];
     if (seen[which]) return fail(msg, CG_ERR_INVALID, "%s: duplicate key", k->key);
@@ -345,6 +368,9 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
     if (v < (double)k->min || v > (double)k->max)
         return fail(msg, CG_ERR_INVALID, "%s: %.0f is out of range %lld..%lld", k->key, v,
                     (long long)k->min, (long long)k->max);
+    /* winograd: 0 never, 1 wherever it applies (the heuristic's tile), 2 or 4: that tile */
+    if (strcmp(k->key, "winograd") == 0 && v == 3)
+        return fail(msg, CG_ERR_INVALID, "winograd: expected 0, 1, 2 or 4, got 3");
     values[which] = (int64_t)v;
     return CG_OK;
 }
@@ -363,7 +389,8 @@ cg_status cg_plan_read_overrides(const char *path, cg_target *target, char msg[C
     free(text);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(msg, CG_ERR_INVALID, "expected a JSON object {\"mr\", \"nv\", \"splits\"}");
+        return fail(msg, CG_ERR_INVALID,
+                    "expected a JSON object {\"mr\", \"nv\", \"splits\", \"winograd\"}");
     }
     int64_t values[OVERRIDE_COUNT] = {0};
     int seen[OVERRIDE_COUNT] = {0};
@@ -375,5 +402,6 @@ cg_status cg_plan_read_overrides(const char *path, cg_target *target, char msg[C
     if (seen[0]) target->force_mr = (int)values[0];
     if (seen[1]) target->force_nv = (int)values[1];
     if (seen[2]) target->force_splits = values[2];
+    if (seen[3]) target->force_winograd = values[3] == 0 ? -1 : (int)values[3];
     return CG_OK;
 }
