@@ -201,6 +201,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "MR", s->mr);
     cg_values_int(v, "NV", s->nv);
     cg_values_int(v, "SCRATCH_BYTES", s->scratch_bytes);
+    cg_values_int(v, "BATCH", s->src.n);
     set_tensor_strides(v, "IN", p, s->src.buffer);
     set_tensor_strides(v, "OUT", p, s->dst.buffer);
     cg_values_int(v, "LOAD_MODE", mode);
