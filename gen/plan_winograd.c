@@ -48,9 +48,15 @@ int cg_winograd_matrices(int m, const double **bt, const double **g, const doubl
 }
 
 /* Stack scratch a kernel call may use: every thread's stack must hold it (libomp's workers
- * get 4 MiB by default, pthreads 8 MiB), and it should stay in the core's L2 with the
- * transformed weights beside it. */
+ * get OMP_STACKSIZE, 8 MiB on Debian's libomp; pthreads 8 MiB), and it should stay in the
+ * core's L2 with the transformed weights beside it. */
 #define SCRATCH_CAP ((int64_t)512 << 10)
+
+/* Every work item streams all of the transformed weights (alpha^2 * cin * cout floats) through
+ * its GEMMs. Beyond a share of the last-level cache they come from memory for each block of a
+ * few tiles, and the direct kernels win: 512 channels at 7x7 (37.7 MB of U) ran 45-52 ms
+ * against 33-47 ms direct, 256 channels at 14x14 (9.4 MB) 13-21 ms against 33 ms. */
+#define U_BYTES_CAP ((int64_t)16 << 20)
 
 typedef struct wino_shape {
     int m, alpha;
@@ -107,14 +113,16 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
     if (forced < 0 || !structurally_applies(plan, dims)) return 0;
     /* Heuristic: F(4x4,3x3) once both channel counts fill a vector's worth of the GEMM
      * (below 16 the transforms, which do not shrink with the channel count, dominate and the
-     * direct kernels win). F(4) beats F(2) even on small images: a 7x7 output is 4 tiles of
-     * 36 points against 16 tiles of 16. */
+     * direct kernels win) and the transformed weights stay under U_BYTES_CAP. F(4) beats F(2)
+     * even on small images: a 7x7 output is 4 tiles of 36 points against 16 tiles of 16. */
     int m = forced == 2 || forced == 4 ? forced : 4;
     if (!forced && (p->c < 16 || p->k < 16)) return 0;
     for (int dx = 0; dx < 2; dx++) {
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
         wino_shape s = shape_of(plan, dims, m, dx);
         if (scratch_of(&s, 1, 1) > scratch_budget(&plan->target)) return 0;
+        int64_t u_bytes = (int64_t)s.alpha * s.alpha * s.cin * s.cout_pad * 4;
+        if (!forced && u_bytes > U_BYTES_CAP) return 0;
     }
     return m;
 }

@@ -667,6 +667,12 @@ static const struct wino_case {
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2},
     {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4},
+    /* 512 channels: 37.7 MB of transformed weights would stream from memory for every block
+     * of tiles (the heuristic declines; forced, it applies) */
+    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
+    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4},
+    {"bwdd_f32_nchw_g1mb32ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
+     4},
     /* below 16 channels either way: the direct kernels */
     {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc15_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
