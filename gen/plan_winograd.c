@@ -89,7 +89,8 @@ static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int 
     s.cin = dx ? p->k : p->c;
     s.cout = dx ? p->c : p->k;
     s.cin_pad = (s.cin + budget->vlen - 1) / budget->vlen * budget->vlen;
-    int nv = plan->target.force_nv > 0 ? plan->target.force_nv : cg_tile_nv(plan->target.isa, s.cout);
+    int nv = plan->target.force_nv > 0 ? plan->target.force_nv
+                                       : cg_tile_nv(plan->target.isa, s.cout);
     s.nr = (int64_t)nv * budget->vlen;
     s.cout_pad = (s.cout + s.nr - 1) / s.nr * s.nr;
     const int64_t *out = dx ? dims->in : dims->out;
