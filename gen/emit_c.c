@@ -55,6 +55,15 @@ static void set_list(cg_template_values *v, const char *key, const int64_t *valu
     free(joined);
 }
 
+static void set_doubles(cg_template_values *v, const char *key, const double *values, int count) {
+    cg_text text;
+    cg_text_init(&text);
+    for (int i = 0; i < count; i++) cg_text_printf(&text, i ? ", %.17g" : "%.17g", values[i]);
+    char *joined = cg_text_finish(&text);
+    cg_values_set(v, key, "%s", joined ? joined : "");
+    free(joined);
+}
+
 /* Puts the strides of a weight element (layout_strides.h) as G/CO/CI/F_STRIDE. */
 static void weight_strides(cg_template_values *v, const cg_problem *p, const cg_step *step,
                            int64_t taps) {
@@ -205,9 +214,79 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
     cg_values_int(v, "FAST_END", s->src.logical[2] - max2);
 }
 
+/* Element strides of a problem tensor as <PREFIX>_N/C/H/W_STRIDE (rank 2: spatial 1 and 2). */
+static void set_tensor_strides(cg_template_values *v, const char *prefix, const cg_problem *p,
+                               int tensor) {
+    int64_t n_stride, spatial[3], c_stride;
+    char key[32];
+    cg_tensor_strides(p, (cg_tensor)tensor, &n_stride, spatial, &c_stride);
+    const int64_t values[4] = {n_stride, c_stride, spatial[1], spatial[2]};
+    const char *const names[4] = {"N", "C", "H", "W"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(key, sizeof key, "%s_%s_STRIDE", prefix, names[i]);
+        cg_values_int(v, key, values[i]);
+    }
+}
+
+/* The Winograd steps (plan_winograd.c): transform matrices from the step's tile size. */
+static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
+    const cg_problem *p = &plan->problem;
+    const double *bt, *g, *at;
+    if (cg_winograd_matrices(s->wino_m, &bt, &g, &at) != 0) return NULL;
+    int alpha = s->wino_m + 2;
+    int64_t map[9];
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "COUT_PAD", s->cout_pad);
+    cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+    if (s->kind == CG_STEP_WINO_WEIGHTS) {
+        for (int j = 0; j < 9; j++) map[j] = s->tap_map[j];
+        cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
+        cg_values_int(v, "ALPHA", alpha);
+        cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
+        cg_values_int(v, "CO_STRIDE", w.cout);
+        cg_values_int(v, "CI_STRIDE", w.cin);
+        cg_values_int(v, "F_STRIDE", w.tap);
+        set_list(v, "TAP_MAP", map, 9);
+        set_doubles(v, "G", g, alpha * 3);
+        cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+        return "cpu/wino_weights.c.in";
+    }
+    int mode = p->dtype != CG_F32 ? 2 : p->channels_last ? 1 : 0;
+    cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
+    cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
+    cg_values_int(v, "IN_H", s->src.logical[1]);
+    cg_values_int(v, "IN_W", s->src.logical[2]);
+    cg_values_int(v, "OUT_H", s->dst.logical[1]);
+    cg_values_int(v, "OUT_W", s->dst.logical[2]);
+    cg_values_int(v, "OFF_H", s->tap_offset[0][1]);
+    cg_values_int(v, "OFF_W", s->tap_offset[0][2]);
+    cg_values_int(v, "CIN_PAD", s->cin_pad);
+    cg_values_int(v, "TILE", s->wino_m);
+    cg_values_int(v, "TILES_H", s->wino_tiles[0]);
+    cg_values_int(v, "TILES_W", s->wino_tiles[1]);
+    cg_values_int(v, "BLOCK_ROWS", s->wino_block[0]);
+    cg_values_int(v, "BLOCK_COLS", s->wino_block[1]);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "NV", s->nv);
+    cg_values_int(v, "SCRATCH_BYTES", s->scratch_bytes);
+    cg_values_int(v, "BATCH", s->src.n);
+    set_tensor_strides(v, "IN", p, s->src.buffer);
+    set_tensor_strides(v, "OUT", p, s->dst.buffer);
+    cg_values_int(v, "LOAD_MODE", mode);
+    cg_values_int(v, "STORE_MODE", mode);
+    cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    set_doubles(v, "BT", bt, alpha * alpha);
+    set_doubles(v, "AT", at, s->wino_m * alpha);
+    return "cpu/wino_conv.c.in";
+}
+
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
+    case CG_STEP_WINO_WEIGHTS:
+    case CG_STEP_WINO_CONV: return fill_winograd(plan, s, v);
     case CG_STEP_PLANAR_CONV:
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);

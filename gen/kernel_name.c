@@ -29,6 +29,7 @@ int cg_kernel_name_build(const cg_kernel_name_parts *k, char *out, size_t cap) {
     pos = append(out, cap, pos, "_%lld", k->mr);
     pos = append(out, cap, pos, "x%lld", k->nr);
     if (k->splits > 1) pos = append(out, cap, pos, "_sk%lld", k->splits);
+    if (k->wino_m > 0) pos = append(out, cap, pos, "_f%lld", k->wino_m);
     pos = append(out, cap, pos, "_u%08llx", (long long)k->uid);
     if (pos < 0) return -1;
     int n = snprintf(out + pos, cap - (size_t)pos, "__%s", cg_isa_name(k->isa));
@@ -83,6 +84,12 @@ int cg_kernel_name_parse(const char *symbol, cg_kernel_name_parts *k) {
         s += 3;
         if (read_number(&s, &k->splits) || k->splits < 2) return -1;
     }
+    if (strncmp(s, "_f", 2) == 0) {
+        int64_t m;
+        s += 2;
+        if (read_number(&s, &m) || m < 1 || m > 64) return -1;
+        k->wino_m = (int)m;
+    }
     unsigned uid;
     int tail = 0;
     if (sscanf(s, "_u%8x%n", &uid, &tail) != 1 || tail != 10 || s + tail != isa_sep) return -1;
@@ -116,6 +123,7 @@ void cg_name_step(const cg_plan *plan, cg_step *step, const char *stage) {
     k.mr = moves_data ? 0 : step->mr;
     k.nr = moves_data ? 0 : step->nv * step->vlen;
     k.splits = step->kind == CG_STEP_REDUCE || step->splits < 1 ? 1 : step->splits;
+    k.wino_m = step->wino_m;
     char canonical[CG_PROBLEM_STR_MAX];
     int len = cg_problem_format(p, canonical);
     uint32_t hash = 2166136261u;

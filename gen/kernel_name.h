@@ -1,14 +1,16 @@
 /* kernel_name.h: the one kernel-name grammar, built by one function and parsed by another.
  *
- *   cg_<dtype>_conv<R>d_<stage>_<geometry>_<tile>[_sk<S>]_u<uid>__<isa>
+ *   cg_<dtype>_conv<R>d_<stage>_<geometry>_<tile>[_sk<S>][_f<M>]_u<uid>__<isa>
  *
  *   dtype     f32 | f16 | bf16            storage type of the problem's tensors
  *   R         1 | 2 | 3                   spatial rank
  *   stage     fwd | bwdd | bwdw | bwdb | toclx | tocldy | packw | packwd | zero | reduce |
- *             fromcldx | fromcly, prefixed "dw" for depthwise kernels (dwfwd, dwbwdd, ...)
+ *             fromcldx | fromcly, prefixed "dw" for depthwise kernels (dwfwd, dwbwdd, ...);
+ *             planar pfwd | pbwdd | pbwdw | pbwdb; Winograd wfwd | wbwdd | wpackw | wpackwd
  *   geometry  k<taps>s<stride>[p<phase id>], taps and strides joined by 'x' (k3x3s2x2p1)
  *   tile      <mr>x<nr>: register tile, rows x lanes (0x0 for data movement)
  *   S         split-reduction factor, only for partial-sum kernels with S > 1
+ *   M         Winograd output tile (F(MxM,3x3)), only for Winograd kernels
  *   uid       8 hex digits: FNV-1a of the problem's canonical string and the step index, so
  *             that shape-specialized kernels of different problems never collide in a pack
  *   isa       avx512 | avx2 | generic | glsl
@@ -30,6 +32,7 @@ typedef struct cg_kernel_name_parts {
     int phase_id; /* -1: none */
     int mr, nr;
     int64_t splits; /* 1: no _sk suffix */
+    int wino_m;     /* 0: no _f suffix */
     uint32_t uid;
     cg_isa isa;
 } cg_kernel_name_parts;

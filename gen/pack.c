@@ -231,7 +231,8 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
         cJSON_AddNumberToObject(variant, "workspace_bytes", (double)plan->workspace_bytes);
         /* Whether the plan came from the tuning database, and the overrides in force. */
         cJSON_AddBoolToObject(variant, "tuned", target.tuned);
-        cg_plan_overrides in_force = {target.force_mr, target.force_nv, target.force_splits};
+        cg_plan_overrides in_force = {target.force_mr, target.force_nv, target.force_splits,
+                                      target.force_winograd};
         cJSON *overrides = cg_plan_overrides_to_json(&in_force);
         if (!overrides || !cJSON_AddItemToObject(variant, "overrides", overrides)) {
             cJSON_Delete(overrides);

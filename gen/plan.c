@@ -1,7 +1,8 @@
 /* plan.c: problem + target -> plan. Pure functions, no I/O (cg_target_host aside).
  *
  * Order of the steps a plan holds:
- *   region 1: reorders of x and dy into padded f32 channels-last views, weight packing;
+ *   region 1: reorders of x and dy into padded f32 channels-last views, weight packing (and
+ *             the Winograd weight transform);
  *   region 2: the compute kernels (fwd, every non-empty dx stride phase and the zero-fill,
  *             dw/db partial sums), which read only region-1 results and write disjoint data;
  *   region 3: reductions of partials and reorders of results into the problem's layout.
@@ -43,7 +44,8 @@ int64_t cg_gcd(int64_t a, int64_t b) {
 static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
-    "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1"};
+    "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
+    "wino_conv"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -214,6 +216,15 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     int want_fwd = (p->ops & CG_OP_FWD) != 0;
     int want_dw = (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) != 0;
 
+    /* 3x3 stride-1 fwd/dx with enough channels: Winograd, straight from and to the problem's
+     * tensors (plan_winograd.c). */
+    int wino = cg_winograd_tile(plan, &dims);
+    if (wino) {
+        if (want_dx) cg_plan_phases(plan, &dims, (int64_t[3]){0}, (int64_t[3]){0});
+        status = cg_plan_winograd(plan, &dims, wino, msg);
+        if (status == CG_OK) cg_plan_close_regions(plan);
+        return status;
+    }
     /* Depthwise stride-1 problems on f32 channels-first tensors run on the planes directly:
      * lanes along the row, no reorder in or out (plan_planar.c). */
     if (cg_planar_applies(plan, &dims)) {
@@ -269,9 +280,11 @@ int cg_step_region(cg_step_kind kind) {
     switch (kind) {
     case CG_STEP_PLANAR_DEPTHWISE:
     case CG_STEP_PLANAR_DW_PARTIAL:
-    case CG_STEP_PLANAR_CONV: return 2;
+    case CG_STEP_PLANAR_CONV:
+    case CG_STEP_WINO_CONV: return 2;
     case CG_STEP_TO_CL:
-    case CG_STEP_PACK_W: return 1;
+    case CG_STEP_PACK_W:
+    case CG_STEP_WINO_WEIGHTS: return 1;
     case CG_STEP_REDUCE:
     case CG_STEP_FROM_CL: return 3;
     default: return 2;

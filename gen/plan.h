@@ -6,9 +6,9 @@
  * dx write disjoint positions). Internally every kernel works on f32 channels-last "views" that
  * are always 3-D (a rank-r problem uses the last r dims; the leading ones have extent 1).
  *
- * The plan is filled by pure functions (plan.c, plan_dx.c, plan_dw.c, tiles.c) from the problem
- * and the target; it can be dumped as JSON and read back (plan_json.c) so that `--plan FILE`
- * overrides the heuristics.
+ * The plan is filled by pure functions (plan.c, plan_conv.c, plan_dw.c, plan_planar.c,
+ * plan_winograd.c, tiles.c) from the problem and the target; it can be dumped as JSON and read
+ * back (plan_json.c) so that `--plan FILE` overrides the heuristics.
  */
 #ifndef CG_PLAN_H
 #define CG_PLAN_H
@@ -38,6 +38,8 @@ typedef enum cg_step_kind {
     CG_STEP_PLANAR_DW_PARTIAL, /* depthwise stride-1 dw (and db) partials on f32 NC... planes */
     CG_STEP_PLANAR_CONV,       /* dense/grouped fwd or (strided) dx straight on f32 NC... planes */
     CG_STEP_PLANAR_1X1,        /* 1x1 fwd or (strided) dx as a GEMM over flattened f32 planes */
+    CG_STEP_WINO_WEIGHTS,      /* w -> Winograd-domain weights U[xi][block][cin][nr] */
+    CG_STEP_WINO_CONV,         /* Winograd F(MxM,3x3) fwd or dx: tensor in, tensor out, fused */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -105,6 +107,18 @@ typedef struct cg_step {
      * row_phase_end[q]. With stride 1: one phase, row_phase_end[0] = all taps. */
     int row_phase_end[2];
 
+    /* WINO_*: Winograd F(wino_m x wino_m, 3x3) (plan_winograd.c). The tensor convolved is
+     * src, the result dst (both the problem's own tensors: src/dst.logical are their extents);
+     * output position p reads src at p + tap_offset[0] + window position, and window position
+     * j (row-major 3x3) multiplies filter element tap_map[j] (rotated for dx). Work item = a
+     * block of wino_block[0] x wino_block[1] output tiles of one image; its scratch (input
+     * band, transformed input, products, output band) lives on the calling thread's stack. */
+    int wino_m;                  /* output tile per dim: 2 or 4; 0 for other steps */
+    int64_t wino_tiles[2];       /* tiles per dim: ceil(out / wino_m) */
+    int64_t wino_block[2];       /* tiles per work item per dim */
+    int64_t cin_pad;             /* cin rounded up to whole vectors */
+    int64_t scratch_bytes;       /* stack scratch of one kernel call */
+
     /* ZERO_FILL: per dim, the positions written by phase t are zf_first + stride*i for
      * i < zf_count (t < zf_phases); everything else in that dim is unwritten. */
     int zf_phases[3];
@@ -138,6 +152,8 @@ typedef struct cg_target {
     int force_mr, force_nv;  /* register tile of conv and dw kernels */
     int64_t force_splits;    /* dw/db split factor */
     int tuned;               /* the overrides came from a tuning database entry (reports only) */
+    int force_winograd;      /* 0: heuristic; -1: never; 2 or 4: F(2x2,3x3) / F(4x4,3x3)
+                              * wherever Winograd applies (plan_winograd.c) */
 } cg_target;
 
 typedef struct cg_plan {
@@ -152,6 +168,7 @@ typedef struct cg_plan {
     int64_t total_phases;            /* prod of per-dim phase counts T */
     int needs_zero_fill;
     int64_t dw_splits;
+    int winograd;                    /* output tile m of the Winograd steps, 0: none */
 } cg_plan;
 
 /* Default target for this machine: ISA from cpuid, threads from the core count, caches from
@@ -166,6 +183,11 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
 /* Checks that a kernel id (dx phase id) is one of the plan's non-empty phases; the message
  * lists the valid ids, e.g. "kernel id 2 is not a non-empty phase; valid ids: {0, 3}". */
 cg_status cg_plan_check_phase_id(const cg_plan *plan, int id, char msg[CG_MSG_MAX]);
+
+/* Winograd transform matrices of F(m x m, 3x3), m = 2 or 4, alpha = m + 2, row-major:
+ * bt[alpha][alpha] (input: V = BT d BT^T), g[alpha][3] (filter: U = G w G^T), at[m][alpha]
+ * (output: Y = AT M AT^T). Returns 0, or -1 for another m. */
+int cg_winograd_matrices(int m, const double **bt, const double **g, const double **at);
 
 /* Dx positions the phases leave unwritten, per dim: mask[x] = 1 if written; `mask` has
  * `extent` entries. Used by the zero-fill emitter and tests. */

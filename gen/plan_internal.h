@@ -40,6 +40,11 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
 
+/* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
+ * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */
+int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
+cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg);
+
 /* Split factor of a reduction over `rows` rows of `row_pixels` pixels into partial sums,
  * given `tiles` independent output tiles (plan_dw.c). */
 int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixels,

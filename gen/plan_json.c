@@ -120,6 +120,8 @@ static void put_target(builder *b, cJSON *root, const cg_target *t) {
     if (t->force_mr > 0) put_int(b, over, "mr", t->force_mr);
     if (t->force_nv > 0) put_int(b, over, "nv", t->force_nv);
     if (t->force_splits > 0) put_int(b, over, "splits", t->force_splits);
+    if (t->force_winograd != 0)
+        put_int(b, over, "winograd", t->force_winograd < 0 ? 0 : t->force_winograd);
 }
 
 static void put_phases(builder *b, cJSON *root, const cg_plan *plan) {
@@ -188,6 +190,17 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
     put_int(b, obj, "vlen", s->vlen);
 }
 
+/* Fields of the Winograd steps (WINO_WEIGHTS, WINO_CONV). */
+static void put_winograd(builder *b, cJSON *obj, const cg_step *s) {
+    put_int(b, obj, "wino_m", s->wino_m);
+    put_ints(b, obj, "wino_tiles", s->wino_tiles, 2);
+    put_ints(b, obj, "wino_block", s->wino_block, 2);
+    put_int(b, obj, "cin_pad", s->cin_pad);
+    put_int(b, obj, "scratch_bytes", s->scratch_bytes);
+    int64_t first[3] = {s->tap_offset[0][0], s->tap_offset[0][1], s->tap_offset[0][2]};
+    put_ints(b, obj, "window_first", first, 3);
+}
+
 static void put_zero_fill(builder *b, cJSON *obj, const cg_step *s) {
     cJSON *dims = b->failed ? NULL : put(b, obj, "written", cJSON_CreateArray());
     for (int i = 0; dims && i < 3 && !b->failed; i++) {
@@ -242,6 +255,14 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_REDUCE:
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_reduction(b, obj, s);
+        break;
+    case CG_STEP_WINO_CONV:
+        put_view(b, obj, "src", &s->src);
+        put_view(b, obj, "dst", &s->dst);
+        /* fall through */
+    case CG_STEP_WINO_WEIGHTS:
+        put_weights(b, obj, s);
+        put_winograd(b, obj, s);
         break;
     default: break;
     }
@@ -318,7 +339,8 @@ static cg_status read_text(const char *path, char **text, char msg[CG_MSG_MAX]) 
 static const struct override_key {
     const char *key;
     int64_t min, max;
-} override_keys[] = {{"mr", 1, 32}, {"nv", 1, 8}, {"splits", 1, 65536}};
+} override_keys[] = {
+    {"mr", 1, 32}, {"nv", 1, 8}, {"splits", 1, 65536}, {"winograd", 0, 4}};
 
 enum { OVERRIDE_COUNT = sizeof override_keys / sizeof override_keys[0] };
 
@@ -334,7 +356,8 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
         snprintf(shown, sizeof shown, "%s", key);
         for (char *c = shown; *c; c++)
             if (*c < 0x20 || *c > 0x7e) *c = '?';
-        snprintf(msg, CG_MSG_MAX, "%s: unknown key (expected mr, nv or splits)", shown);
+        snprintf(msg, CG_MSG_MAX, "%s: unknown key (expected mr, nv, splits or winograd)",
+                 shown);
         return CG_ERR_INVALID;
     }
     const struct override_key *k = &override_keys[which];
@@ -353,6 +376,9 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
                  (long long)k->min, (long long)k->max);
         return CG_ERR_INVALID;
     }
+    /* winograd: 0 never, 1 wherever it applies (the heuristic's tile), 2 or 4: that tile */
+    if (strcmp(k->key, "winograd") == 0 && v == 3)
+        return snprintf(msg, CG_MSG_MAX, "winograd: expected 0, 1, 2 or 4, got 3"), CG_ERR_INVALID;
     values[which] = (int64_t)v;
     return CG_OK;
 }
@@ -360,7 +386,8 @@ static cg_status read_member(const cJSON *item, int64_t values[OVERRIDE_COUNT],
 cg_status cg_plan_overrides_from_json(const cJSON *object, cg_plan_overrides *out,
                                       char msg[CG_MSG_MAX]) {
     if (!cJSON_IsObject(object)) {
-        snprintf(msg, CG_MSG_MAX, "expected a JSON object {\"mr\", \"nv\", \"splits\"}");
+        snprintf(msg, CG_MSG_MAX,
+                 "expected a JSON object {\"mr\", \"nv\", \"splits\", \"winograd\"}");
         return CG_ERR_INVALID;
     }
     int64_t values[OVERRIDE_COUNT] = {0};
@@ -373,6 +400,7 @@ cg_status cg_plan_overrides_from_json(const cJSON *object, cg_plan_overrides *ou
     out->mr = (int)values[0];
     out->nv = (int)values[1];
     out->splits = values[2];
+    out->winograd = !seen[3] ? 0 : values[3] == 0 ? -1 : (int)values[3];
     return CG_OK;
 }
 
@@ -380,6 +408,7 @@ void cg_plan_overrides_apply(const cg_plan_overrides *overrides, cg_target *targ
     if (overrides->mr > 0) target->force_mr = overrides->mr;
     if (overrides->nv > 0) target->force_nv = overrides->nv;
     if (overrides->splits > 0) target->force_splits = overrides->splits;
+    if (overrides->winograd != 0) target->force_winograd = overrides->winograd;
 }
 
 cJSON *cg_plan_overrides_to_json(const cg_plan_overrides *overrides) {
@@ -388,6 +417,8 @@ cJSON *cg_plan_overrides_to_json(const cg_plan_overrides *overrides) {
     if (overrides->mr > 0) put_int(&b, object, "mr", overrides->mr);
     if (overrides->nv > 0) put_int(&b, object, "nv", overrides->nv);
     if (overrides->splits > 0) put_int(&b, object, "splits", overrides->splits);
+    if (overrides->winograd != 0)
+        put_int(&b, object, "winograd", overrides->winograd < 0 ? 0 : overrides->winograd);
     if (b.failed) {
         cJSON_Delete(object);
         return NULL;
@@ -404,6 +435,9 @@ int cg_plan_overrides_format(const cg_plan_overrides *overrides, char *out, size
     if (overrides->splits > 0)
         n += snprintf(out + n, cap > (size_t)n ? cap - n : 0, "%ssplits=%lld", n ? " " : "",
                       (long long)overrides->splits);
+    if (overrides->winograd != 0)
+        n += snprintf(out + n, cap > (size_t)n ? cap - n : 0, "%swinograd=%d", n ? " " : "",
+                      overrides->winograd < 0 ? 0 : overrides->winograd);
     if (n == 0) n = snprintf(out, cap, "heuristic");
     return n;
 }

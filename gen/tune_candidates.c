@@ -1,7 +1,7 @@
 /* tune_candidates.c: which plans `convgrad tune` tries. Pure functions over the planner.
  *
- * The planner exposes three overrides (mr, nv, splits; `--plan FILE`), each applied to every
- * conv or dw step of a problem. A good tile is usually near the heuristic's, so the candidates
+ * The planner exposes four overrides (mr, nv, splits, winograd; `--plan FILE`), each applied
+ * to every conv or dw step of a problem. A good tile is usually near the heuristic's, so the candidates
  * are its neighbours first and the register-budget extremes after; overrides the problem's
  * kernels ignore (nv of a planar step, splits without a dw reduction) give the same plan as
  * the heuristic and are dropped by comparing plan fingerprints, so no candidate is built twice.
@@ -47,6 +47,7 @@ static void fingerprint(cg_plan *plan, char hex[65]) {
      * (kernel_name.c): both would make equal plans look different. */
     plan->target.force_mr = plan->target.force_nv = 0;
     plan->target.force_splits = 0;
+    plan->target.force_winograd = 0;
     plan->target.tuned = 0;
     for (int i = 0; i < plan->step_count; i++) plan->steps[i].kernel[0] = '\0';
     char *json = cg_plan_to_json(plan);
@@ -136,12 +137,17 @@ cg_status cg_tune_candidates(const cg_problem *problem, const cg_target *target,
         PROPOSE(.splits = 1);
     }
     for (int nv = 1; nv <= b->max_nv; nv++) PROPOSE(.mr = tallest(b, nv) - 1, .nv = nv);
+    /* direct vs Winograd F(2x2) / F(4x4) where a 3x3 stride-1 problem allows both (dropped as
+     * duplicates of the heuristic plan elsewhere) */
+    PROPOSE(.winograd = -1);
+    PROPOSE(.winograd = 2);
+    PROPOSE(.winograd = 4);
 #undef PROPOSE
     for (int i = 0; i < n && *count < max; i++) {
         const cg_plan_overrides *o = &p[i];
         /* The ranges `--plan FILE` accepts; the planner clamps splits to the rows itself. */
         if (o->mr < 0 || o->mr > 32 || o->nv < 0 || o->nv > 8 || o->splits < 0 ||
-            o->splits > 65536 || (o->mr | o->nv | o->splits) == 0)
+            o->splits > 65536 || (o->mr | o->nv | o->splits | o->winograd) == 0)
             continue;
         if (cg_tune_try(problem, target, o, plan, out, *count, &out[*count])) (*count)++;
     }
@@ -152,8 +158,11 @@ cg_status cg_tune_candidates(const cg_problem *problem, const cg_target *target,
 int cg_tune_combine(const cg_problem *problem, const cg_target *target,
                     const cg_plan_overrides *a, const cg_plan_overrides *b, cg_plan *scratch,
                     const cg_tune_candidate *known, int count, cg_tune_candidate *candidate) {
-    if ((a->mr && b->mr) || (a->nv && b->nv) || (a->splits && b->splits)) return 0;
+    if ((a->mr && b->mr) || (a->nv && b->nv) || (a->splits && b->splits) ||
+        (a->winograd && b->winograd))
+        return 0;
     cg_plan_overrides both = {a->mr ? a->mr : b->mr, a->nv ? a->nv : b->nv,
-                              a->splits ? a->splits : b->splits};
+                              a->splits ? a->splits : b->splits,
+                              a->winograd ? a->winograd : b->winograd};
     return cg_tune_try(problem, target, &both, scratch, known, count, candidate);
 }

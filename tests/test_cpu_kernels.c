@@ -133,6 +133,70 @@ static void test_split_remainders(void **state) {
     }
 }
 
+/* Winograd plans the heuristic does not make: F(2x2,3x3) on the Winograd families (f32 and
+ * bf16; the heuristic picks F(4x4)), and Winograd forced on channel counts below a vector (the
+ * scalar edges of the band load and store; an image one column wide), both tiles, each CPU
+ * ISA. */
+static int wino_family(int family, int variant) {
+    return strncmp(cgt_families[family].name, "wino_", 5) == 0 && variant != 2 && variant != 3;
+}
+
+static void test_winograd_overrides(void **state) {
+    (void)state;
+    char *families = cgt_families_config(wino_family);
+    assert_non_null(families);
+    const char *small =
+        "{\"problems\": ["
+        "{\"name\":\"wino_small_nc\",\"op\":[\"fwd\",\"bwd_data\"],\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":5,\"k\":3,\"input\":[6,7],\"filter\":[3,3],\"pad_lo\":[2,0],"
+        "\"pad_hi\":[0,1]},"
+        "{\"name\":\"wino_small_nl\",\"op\":[\"fwd\",\"bwd_data\"],\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":5,\"k\":3,\"input\":[5,1],\"filter\":[3,3],\"pad\":[1,1]}]}";
+    const struct {
+        const char *leaf, *overrides, *config;
+    } cases[] = {
+        {"wino_f2", "{\"winograd\": 2}", families},
+        {"wino_small_f4", "{\"winograd\": 1}", small},
+        {"wino_small_f2", "{\"winograd\": 2}", small},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[4200], dir[4200], parent[4200], leaf[64], msg[CG_MSG_MAX];
+        snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
+        cg_make_dirs(parent, msg);
+        snprintf(leaf, sizeof leaf, "%s.json", cases[i].leaf);
+        snprintf(path, sizeof path, "%s", cgt_pack_dir(leaf));
+        FILE *file = fopen(path, "w");
+        assert_non_null(file);
+        fprintf(file, "%s\n", cases[i].overrides);
+        fclose(file);
+        int count;
+        cg_problem *problems = cgt_parse(cases[i].config, &count);
+        cg_gen_options options = {.targets = CG_TARGET_CPU,
+                                  .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
+                                              (1u << CG_ISA_GENERIC),
+                                  .threads = 2, .plan_file = path};
+        snprintf(dir, sizeof dir, "%s", cgt_pack_dir(cases[i].leaf));
+        assert_int_equal(cgt_build_pack(dir, problems, count, &options, msg), CG_OK);
+        cgrt_pack *pack;
+        assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
+        int failures = 0;
+        for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
+            for (int p = 0; p < count; p++) {
+                char report[512];
+                if (!cgt_check(pack, &problems[p], CGRT_TARGET_CPU, isa, 2, report,
+                               sizeof report, NULL)) {
+                    print_error("%s: %s\n", cases[i].leaf, report);
+                    failures++;
+                }
+            }
+        print_message("%s: %d problems x 3 ISAs, %d failures\n", cases[i].leaf, count, failures);
+        assert_int_equal(failures, 0);
+        cgrt_pack_close(pack);
+        free(problems);
+    }
+    free(families);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_avx512),
@@ -140,6 +204,7 @@ int main(void) {
         cmocka_unit_test(test_generic),
         cmocka_unit_test(test_split_dw_is_deterministic),
         cmocka_unit_test(test_split_remainders),
+        cmocka_unit_test(test_winograd_overrides),
     };
     return cmocka_run_group_tests_name("cpu_kernels", tests, setup, teardown);
 }

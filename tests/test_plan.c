@@ -55,7 +55,7 @@ static cg_problem problem_1d(int64_t D, int64_t Y, int64_t s, int64_t d, int64_t
 static int is_dx_conv(const cg_step *s) {
     return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
             s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
-            s->kind == CG_STEP_PLANAR_1X1) &&
+            s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV) &&
            s->phase_id >= 0;
 }
 
@@ -157,10 +157,10 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
     return n;
 }
 
-/* The pairs a planar dx step feeds into position x: tap t reads dy at (x + tap_offset[t]) / s
- * per dim where s divides (a 1x1 step: its one tap at offset 0) and the result lies inside dy (rows outside are skipped, never
- * read). Along a stride-2 row, tap t feeds only the parity q of its phase and reads column
- * (x - q) / 2 + tap_offset[t][2]. */
+/* The pairs a planar or WINO_CONV dx step feeds into position x: tap t reads dy at
+ * (x + tap_offset[t]) / s per dim where s divides (a 1x1 step: its one tap at offset 0) and
+ * the result lies inside dy (rows outside are skipped, never read). Along a stride-2 row, tap
+ * t feeds only the parity q of its phase and reads column (x - q) / 2 + tap_offset[t][2]. */
 static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
     int n = 0;
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
@@ -168,7 +168,8 @@ static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int6
         int64_t oflat = 0;
         int inside = 1;
         for (int i = 0; i < 3; i++) {
-            int64_t stride = s->kind == CG_STEP_PLANAR_DEPTHWISE ? 1 : s->stride[i], o;
+            int64_t stride =
+                s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ? s->stride[i] : 1, o;
             if (i == 2 && stride == 2 && s->kind == CG_STEP_PLANAR_CONV) {
                 int64_t q = t < s->row_phase_end[0] ? 0 : 1;
                 inside = inside && x[i] % 2 == q;
@@ -226,7 +227,8 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                                  (long long)flat, s->phase_id);
                     int nw = true_pairs(&g, x, want);
                     int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
-                                 s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1;
+                                 s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
+                                 s->kind == CG_STEP_WINO_CONV;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -713,6 +715,146 @@ static void test_split_factors(void **state) {
     free(plan);
 }
 
+/* ---- Winograd (plan_winograd.c) ---------------------------------------------------------- */
+
+/* When the planner picks Winograd, and with which output tile (0: not at all). */
+static const struct wino_case {
+    const char *problem;
+    cg_isa isa;
+    int force; /* target.force_winograd */
+    int m;
+} wino_cases[] = {
+    /* S3 and its relatives: F(4x4,3x3) by default, any layout and storage type */
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 4},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4},
+    {"fwd-bwdd_bf16_nhwc_g1mb2ic16oc16_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4},
+    {"fwd_f16_nchw_g1mb1ic32oc48_i5x9_o5x7_f3x3_s1x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 0, 4},
+    /* never on Vulkan, whatever the override says */
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0},
+    /* the overrides: off, F(2), on below the channel threshold */
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2},
+    {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4},
+    /* 512 channels: 37.7 MB of transformed weights would stream from memory for every block
+     * of tiles (the heuristic declines; forced, it applies) */
+    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
+    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4},
+    {"bwdd_f32_nchw_g1mb32ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
+     4},
+    /* below 16 channels either way: the direct kernels */
+    {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc15_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
+    /* not 3x3 stride 1 dilation 1, grouped, 1-D or 3-D, or asking for dw: never */
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o54x54_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0},
+    {"bwdd_f32_nchw_g2mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0},
+    {"bwdd_f32_ncw_g1mb16ic64oc64_i56_o56_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0},
+    {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+     CG_ISA_AVX512, 1, 0},
+    {"bwdd-bwdw_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512,
+     1, 0},
+};
+
+static void test_winograd_choice(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof wino_cases / sizeof wino_cases[0]; c++) {
+        const struct wino_case *wc = &wino_cases[c];
+        cg_problem p = parse(wc->problem);
+        cg_target t = base_target;
+        t.isa = wc->isa;
+        t.force_winograd = wc->force;
+        cg_plan *plan = plan_for(&p, &t);
+        int convs = count_kind(plan, CG_STEP_WINO_CONV);
+        if (plan->winograd != wc->m)
+            fail_msg("%s on %s (force %d): winograd %d, expected %d", wc->problem,
+                     cg_isa_name(wc->isa), wc->force, plan->winograd, wc->m);
+        int ops = !!(p.ops & CG_OP_FWD) + !!(p.ops & CG_OP_BWD_DATA);
+        assert_int_equal(convs, wc->m ? ops : 0);
+        assert_int_equal(count_kind(plan, CG_STEP_WINO_WEIGHTS), wc->m ? ops : 0);
+        if (!wc->m) {
+            free(plan);
+            continue;
+        }
+        /* weights first (region 1), the fused kernels after (region 2, concurrent); nothing
+         * else: no reorders, no zero fill */
+        assert_int_equal(plan->step_count, 2 * ops);
+        assert_int_equal(plan->needs_zero_fill, 0);
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            assert_int_equal(s->kind, i < ops ? CG_STEP_WINO_WEIGHTS : CG_STEP_WINO_CONV);
+            assert_int_equal(s->concurrent, i != 0 && i != ops);
+            assert_int_equal(s->wino_m, wc->m);
+            assert_true(s->scratch_bytes > 0 && s->scratch_bytes <= (512 << 10));
+            assert_true(s->cin_pad % s->vlen == 0 && s->cin_pad >= s->cin_g);
+            assert_true(s->cout_pad % ((int64_t)s->nv * s->vlen) == 0);
+            if (s->kind != CG_STEP_WINO_CONV) continue;
+            int dx = s->phase_id == 0;
+            assert_int_equal(s->src.buffer, dx ? CG_T_DY : CG_T_X);
+            assert_int_equal(s->dst.buffer, dx ? CG_T_DX : CG_T_Y);
+            int64_t items = p.n;
+            for (int i2 = 0; i2 < 2; i2++) {
+                int64_t extent = s->dst.logical[1 + i2];
+                assert_int_equal(s->wino_tiles[i2], (extent + wc->m - 1) / wc->m);
+                items *= (s->wino_tiles[i2] + s->wino_block[i2] - 1) / s->wino_block[i2];
+            }
+            assert_int_equal(s->work_items, items);
+        }
+        free(plan);
+    }
+    /* S3: 56/4 = 14 tiles a row; a block of two tile rows (28 tiles, 504 KiB of scratch) keeps
+     * 112 work items for 2 threads */
+    cg_problem p = parse(wino_cases[0].problem);
+    cg_plan *plan = plan_for(&p, &base_target);
+    const cg_step *conv = find_kind(plan, CG_STEP_WINO_CONV);
+    assert_int_equal(conv->wino_block[0], 2);
+    assert_int_equal(conv->wino_block[1], 14);
+    assert_int_equal(conv->work_items, 16 * 7);
+    free(plan);
+    /* 272 channels in, 288 out: one 7-tile row overflows 512 KiB, so rows split in two blocks */
+    p = parse("bwdd_f32_nchw_g1mb1ic288oc272_i2x25_o2x25_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    plan = plan_for(&p, &base_target);
+    conv = find_kind(plan, CG_STEP_WINO_CONV);
+    assert_int_equal(conv->wino_block[1], 4);
+    assert_int_equal(conv->work_items, 2);
+    free(plan);
+}
+
+/* Winograd dx plans against the definition (check_dx_plan): random 3x3 stride-1 problems
+ * with every padding from 0 to 4 per side, extents down to 1, forced onto Winograd. */
+static void test_winograd_dx_oracle(void **state) {
+    (void)state;
+    cg_plan *plan = calloc(1, sizeof *plan);
+    assert_non_null(plan);
+    cg_target t = base_target;
+    for (int trial = 0; trial < 200; trial++) {
+        t.force_winograd = trial % 2 ? 2 : 4;
+        cg_problem raw = {.rank = 2, .ops = CG_OP_BWD_DATA, .groups = 1};
+        if (trial % 3 == 0) raw.ops |= CG_OP_FWD;
+        raw.dtype = (cg_dtype)rnd(0, 2);
+        raw.channels_last = (int)rnd(0, 1);
+        raw.n = rnd(1, 2), raw.c = rnd(1, 20), raw.k = rnd(1, 20);
+        for (int d = 0; d < 2; d++) {
+            do {
+                raw.in[d] = rnd(1, 12);
+                raw.filter[d] = 3, raw.stride[d] = 1, raw.dilation[d] = 1;
+                raw.pad_lo[d] = rnd(0, 4);
+                raw.pad_hi[d] = rnd(0, 4);
+            } while (raw.in[d] + raw.pad_lo[d] + raw.pad_hi[d] < 3);
+        }
+        cg_problem p = raw;
+        char msg[CG_MSG_MAX] = "";
+        if (cg_problem_finalize(&p, msg) != CG_OK) fail_msg("trial %d: %s", trial, msg);
+        if (cg_plan_make(&p, &t, plan, msg) != CG_OK)
+            fail_msg("trial %d %s: %s", trial, p.name, msg);
+        assert_int_equal(plan->winograd, t.force_winograd);
+        check_dx_plan(plan, &raw);
+    }
+    free(plan);
+}
+
 /* ---- kernel names ----------------------------------------------------------------------- */
 
 static const char *const name_problems[] = {
@@ -721,15 +863,19 @@ static const char *const name_problems[] = {
     "bwdd-bwdw_bf16_ndhwc_g2mb1ic4oc4_i5x6x7_o2x2x4_f3x2x2_s2x2x2_d1x2x1_pl1x0x1_ph0x0x0",
     "bwdd-bwdw-bwdb_f16_nwc_g8mb2ic8oc8_i17_o5_f3_s3_d2_pl2_ph0",
     "bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    /* Winograd: fwd and dx, both tiles through the overrides below */
+    "fwd-bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
 };
 
 static void test_kernel_names(void **state) {
     (void)state;
     for (size_t c = 0; c < sizeof name_problems / sizeof name_problems[0]; c++) {
         cg_problem p = parse(name_problems[c]);
-        for (int isa = 0; isa < CG_ISA_COUNT; isa++) {
+        for (int variant = 0; variant < 2 * CG_ISA_COUNT; variant++) {
+            int isa = variant % CG_ISA_COUNT; /* then again with F(2x2) where it applies */
             cg_target t = base_target;
             t.isa = (cg_isa)isa;
+            t.force_winograd = variant < CG_ISA_COUNT ? 0 : 2;
             cg_plan *plan = plan_for(&p, &t);
             for (int i = 0; i < plan->step_count; i++) {
                 const cg_step *s = &plan->steps[i];
@@ -743,6 +889,7 @@ static void test_kernel_names(void **state) {
                 assert_int_equal(parts.rank, p.rank);
                 assert_int_equal(parts.dtype, p.dtype);
                 assert_int_equal(parts.phase_id, s->phase_id);
+                assert_int_equal(parts.wino_m, s->wino_m);
                 for (int j = 0; j < i; j++)
                     if (strcmp(plan->steps[j].kernel, s->kernel) == 0)
                         fail_msg("duplicate kernel name %s", s->kernel);
@@ -763,6 +910,8 @@ static void test_kernel_names(void **state) {
         "cg_f32_conv2d_bwdw_k3x3s2x2_6x64_sk1_u1c9a03f2__avx512", /* _sk1 is never written */
         "cg_f32_conv2d_bwdd_k3x3s2x2p_6x64_u1c9a03f2__avx512",    /* phase without id */
         "cg_f32_conv2d_bwdd_k3x3s2x2p1_6_u1c9a03f2__avx512",      /* tile without lanes */
+        "cg_f32_conv2d_wbwdd_k3x3s1x1p0_6x64_f_u1c9a03f2__avx512", /* Winograd tile missing */
+        "cg_f32_conv2d_wbwdd_k3x3s1x1p0_6x64_u1c9a03f2_f4__avx512", /* _f after the uid */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cg_kernel_name_parts parts;
@@ -775,6 +924,12 @@ static void test_kernel_names(void **state) {
     assert_int_equal(parts.mr, 6);
     assert_int_equal(parts.nr, 64);
     assert_int_equal(parts.uid, 0x1c9a03f2u);
+    assert_int_equal(parts.wino_m, 0);
+    assert_int_equal(
+        cg_kernel_name_parse("cg_f32_conv2d_wbwdd_k3x3s1x1p0_6x64_f4_u1c9a03f2__avx512", &parts),
+        0);
+    assert_int_equal(parts.wino_m, 4);
+    assert_string_equal(parts.stage, "wbwdd");
 }
 
 /* ---- plan JSON and overrides ------------------------------------------------------------ */
@@ -843,23 +998,31 @@ static void test_overrides(void **state) {
         const char *json, *in_msg; /* in_msg: expected in the message on failure */
         cg_status status;
         int mr, nv, splits;        /* the target afterwards (it starts at 0, 0, 0) */
+        int winograd;              /* target.force_winograd afterwards */
     } cases[] = {
-        {"{\"mr\": 4, \"nv\": 2, \"splits\": 16}", NULL, CG_OK, 4, 2, 16},
-        {"{\"splits\": 3}", NULL, CG_OK, 0, 0, 3},
-        {"{}", NULL, CG_OK, 0, 0, 0},
-        {"{\"mr\": 32, \"nv\": 8, \"splits\": 65536}", NULL, CG_OK, 32, 8, 65536},
-        {"{\"mr\": 4, \"tile\": 2}", "tile", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"mr\": 33}", "mr", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"nv\": 0}", "nv", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"splits\": 65537}", "splits", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"splits\": 1e300}", "splits", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"mr\": \"4\"}", "mr", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"mr\": 2.5}", "mr", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"nv\": true}", "nv", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"mr\": 2, \"mr\": 3}", "duplicate", CG_ERR_INVALID, 0, 0, 0},
-        {"[1, 2]", "object", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"mr\": ", "JSON", CG_ERR_INVALID, 0, 0, 0},
-        {"{\"mr\": 4} trailing", "JSON", CG_ERR_INVALID, 0, 0, 0},
+        {"{\"mr\": 4, \"nv\": 2, \"splits\": 16}", NULL, CG_OK, 4, 2, 16, 0},
+        {"{\"splits\": 3}", NULL, CG_OK, 0, 0, 3, 0},
+        {"{}", NULL, CG_OK, 0, 0, 0, 0},
+        {"{\"mr\": 32, \"nv\": 8, \"splits\": 65536}", NULL, CG_OK, 32, 8, 65536, 0},
+        {"{\"mr\": 4, \"tile\": 2}", "tile", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"mr\": 33}", "mr", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"nv\": 0}", "nv", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"splits\": 65537}", "splits", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"splits\": 1e300}", "splits", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"mr\": \"4\"}", "mr", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"mr\": 2.5}", "mr", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"nv\": true}", "nv", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"mr\": 2, \"mr\": 3}", "duplicate", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"winograd\": 0}", NULL, CG_OK, 0, 0, 0, -1},
+        {"{\"winograd\": 1, \"mr\": 5}", NULL, CG_OK, 5, 0, 0, 1},
+        {"{\"winograd\": 2}", NULL, CG_OK, 0, 0, 0, 2},
+        {"{\"winograd\": 4}", NULL, CG_OK, 0, 0, 0, 4},
+        {"{\"winograd\": 3}", "winograd", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"winograd\": 6}", "winograd", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"winograd\": true}", "winograd", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"[1, 2]", "object", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"mr\": ", "JSON", CG_ERR_INVALID, 0, 0, 0, 0},
+        {"{\"mr\": 4} trailing", "JSON", CG_ERR_INVALID, 0, 0, 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const char *path = temp_file(cases[c].json);
@@ -873,7 +1036,7 @@ static void test_overrides(void **state) {
             fail_msg("%s: message '%s' lacks '%s'", cases[c].json, msg, cases[c].in_msg);
         assert_null(strchr(msg, '\n'));
         if (t.force_mr != cases[c].mr || t.force_nv != cases[c].nv ||
-            t.force_splits != cases[c].splits)
+            t.force_splits != cases[c].splits || t.force_winograd != cases[c].winograd)
             fail_msg("%s: target mr %d nv %d splits %lld", cases[c].json, t.force_mr,
                      t.force_nv, (long long)t.force_splits);
     }
@@ -891,6 +1054,7 @@ int main(void) {
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,8 @@ static inline void cg_vstore_n(float *p, cg_vec v, int n) { _mm256_maskstore_ps(
 static inline cg_vec cg_vbcast(float x) { return _mm256_set1_ps(x); }
 static inline cg_vec cg_vfma(cg_vec a, cg_vec b, cg_vec c) { return _mm256_fmadd_ps(a, b, c); }
 static inline cg_vec cg_vadd(cg_vec a, cg_vec b) { return _mm256_add_ps(a, b); }
+static inline cg_vec cg_vsub(cg_vec a, cg_vec b) { return _mm256_sub_ps(a, b); }
+static inline cg_vec cg_vmul(cg_vec a, cg_vec b) { return _mm256_mul_ps(a, b); }
 
 static inline float cg_ld_f16(const void *p, int64_t i) { return _cvtsh_ss(((const uint16_t *)p)[i]); }
 static inline void cg_st_f16(void *p, int64_t i, float v) {

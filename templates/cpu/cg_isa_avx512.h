@@ -23,6 +23,8 @@ static inline void cg_vstore_n(float *p, cg_vec v, int n) {
 static inline cg_vec cg_vbcast(float x) { return _mm512_set1_ps(x); }
 static inline cg_vec cg_vfma(cg_vec a, cg_vec b, cg_vec c) { return _mm512_fmadd_ps(a, b, c); }
 static inline cg_vec cg_vadd(cg_vec a, cg_vec b) { return _mm512_add_ps(a, b); }
+static inline cg_vec cg_vsub(cg_vec a, cg_vec b) { return _mm512_sub_ps(a, b); }
+static inline cg_vec cg_vmul(cg_vec a, cg_vec b) { return _mm512_mul_ps(a, b); }
 
 /* f16 through F16C: one instruction each way, round to nearest even. */
 static inline float cg_ld_f16(const void *p, int64_t i) { return _cvtsh_ss(((const uint16_t *)p)[i]); }

@@ -29,6 +29,8 @@ static inline cg_vec cg_vbcast(float x) { return (cg_vec){x, x, x, x}; }
 /* a*b + c, rounded twice: the portable path has no fused multiply-add guarantee. */
 static inline cg_vec cg_vfma(cg_vec a, cg_vec b, cg_vec c) { return a * b + c; }
 static inline cg_vec cg_vadd(cg_vec a, cg_vec b) { return a + b; }
+static inline cg_vec cg_vsub(cg_vec a, cg_vec b) { return a - b; }
+static inline cg_vec cg_vmul(cg_vec a, cg_vec b) { return a * b; }
 
 static inline float cg_ld_f16(const void *p, int64_t i) {
     uint16_t h = ((const uint16_t *)p)[i];

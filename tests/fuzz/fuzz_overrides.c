@@ -35,7 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (status == CG_OK && ((target.force_mr != before.force_mr &&
                              (target.force_mr < 1 || target.force_mr > 32)) ||
                             (target.force_nv != before.force_nv &&
-                             (target.force_nv < 1 || target.force_nv > 8))))
+                             (target.force_nv < 1 || target.force_nv > 8)) ||
+                            (target.force_winograd != before.force_winograd &&
+                             target.force_winograd != -1 && target.force_winograd != 1 &&
+                             target.force_winograd != 2 && target.force_winograd != 4)))
         abort();
     return 0;
 }

@@ -38,7 +38,8 @@ const cgt_family cgt_families[] = {
     {"dx_3d_pad", 3, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":3,\"input\":[5,6,4],\"filter\":[3,3,3],\"pad\":[1,1,1]"},
     {"dx_o1", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":3,\"k\":4,\"input\":[5],\"filter\":[3],\"stride\":[4]"},
     {"dx_unit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":1,\"k\":1,\"input\":[6,5],\"filter\":[2,3],\"stride\":[1,2]"},
-    {"dx_wide", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":40,\"k\":70,\"input\":[6,23],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* k = 15 keeps this one on the direct kernels (Winograd wants 16 channels each way) */
+    {"dx_wide", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":40,\"k\":15,\"input\":[6,23],\"filter\":[3,3],\"pad\":[1,1]"},
     /* dw and db: stride 1, stride 2 with floor, stride > effective filter, groups, depthwise,
      * 1x1 strided, dilation with asymmetric padding, 3-D, db alone */
     {"dw_s1_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":12,\"k\":20,\"input\":[9,11],\"filter\":[3,3],\"pad\":[1,1]"},
@@ -78,6 +79,13 @@ const cgt_family cgt_families[] = {
     {"dx_depthwise_c5", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[13],\"filter\":[3],\"stride\":[2],\"pad\":[1]"},
     {"dw_depthwise_c7", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":7,\"k\":7,\"groups\":7,\"input\":[15],\"filter\":[3],\"dilation\":[2],\"pad\":[1]"},
     {"dw_big_split", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":8,\"k\":8,\"input\":[19,19],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* Winograd (3x3 stride 1, >= 16 channels each way): tile tails in both dims, channel
+     * counts off the vector width, asymmetric padding with 0 and 2 sides (dx reads dy with
+     * the complementary 2 and 0), fwd and dx in one plan; an image 1 row high; rows split into
+     * column blocks (the channels make one tile row overflow the scratch budget) */
+    {"wino_odd", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":20,\"k\":18,\"input\":[9,11],\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[2,0]"},
+    {"wino_thin", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[1,6],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":288,\"k\":272,\"input\":[2,25],\"filter\":[3,3],\"pad\":[1,1]"},
     /* forward, and everything at once */
     {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
     {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},

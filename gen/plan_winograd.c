@@ -1,0 +1,216 @@
+/* plan_winograd.c: Winograd F(m x m, 3x3) for 2-D stride-1 3x3 forward and backward data.
+ *
+ * Backward data with stride 1 and dilation 1 is a forward correlation of dy with the filter
+ * rotated by 180 degrees and its channel roles swapped (math.md section 1):
+ *   dx[i] = sum_f' dy[i - P + f'] * w[2 - f'],   P = 2 - pad_lo (per dim),
+ * so both ops are one kernel: out[p] = sum_j in[p + off + j] * w'[j] over a 3x3 window j.
+ * Winograd computes an m x m block of outputs from an alpha x alpha input window
+ * (alpha = m + 2) with alpha^2 products per channel pair instead of 9 m^2:
+ *   Y = AT [ sum_cin (G w G^T) . (BT d BT^T) ] AT^T
+ * F(2x2,3x3) cuts the multiplications 2.25x, F(4x4,3x3) 4x. The sum over input channels is
+ * alpha^2 independent GEMMs (tiles x cin) * (cin x cout).
+ *
+ * Steps: WINO_WEIGHTS (region 1) transforms the weights once per run into
+ * U[xi][cout block][cin][nr]; WINO_CONV (region 2) does, per work item (a block of output
+ * tiles of one image): load the input band it needs from the problem's tensor (any layout and
+ * storage type) into a zero-padded f32 channels-last scratch, input transform, the alpha^2
+ * GEMMs, output transform, store into the problem's tensor. Everything between the load and
+ * the store stays in the core's L2 (its scratch is sized for it): writing the transformed
+ * tensors (4x and 2.25x the input for F(2) and F(4)) to memory and back would cost more than
+ * the GEMMs save on a shape like S3.
+ *
+ * Accuracy (f32, random inputs in [-1, 1], max error relative to the output's scale): F(2)
+ * about 3e-7 at 64 channels, F(4) about 4e-6, against a tolerance of 9e-5 (cg_reference.h).
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Lavin and Gray's matrices with the points 0, +-1, +-2, infinity (F(4)) and 0, +-1 (F(2)). */
+static const double bt2[4 * 4] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+static const double g2[4 * 3] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+static const double at2[2 * 4] = {1, 1, 1, 0, 0, 1, -1, -1};
+static const double bt4[6 * 6] = {4, 0, -5, 0,  1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
+                                  0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
+static const double g4[6 * 3] = {1.0 / 4,  0,         0,          -1.0 / 6, -1.0 / 6, -1.0 / 6,
+                                 -1.0 / 6, 1.0 / 6,   -1.0 / 6,   1.0 / 24, 1.0 / 12, 1.0 / 6,
+                                 1.0 / 24, -1.0 / 12, 1.0 / 6,    0,        0,        1};
+static const double at4[4 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2,  -2, 0,
+                                  0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+
+int cg_winograd_matrices(int m, const double **bt, const double **g, const double **at) {
+    if (m != 2 && m != 4) return -1;
+    *bt = m == 2 ? bt2 : bt4;
+    *g = m == 2 ? g2 : g4;
+    *at = m == 2 ? at2 : at4;
+    return 0;
+}
+
+/* Stack scratch a kernel call may use: every thread's stack must hold it (libomp's workers
+ * get OMP_STACKSIZE, 8 MiB on Debian's libomp; pthreads 8 MiB), and it should stay in the
+ * core's L2 with the transformed weights beside it. */
+#define SCRATCH_CAP ((int64_t)512 << 10)
+
+/* Every work item streams all of the transformed weights (alpha^2 * cin * cout floats) through
+ * its GEMMs. Beyond a share of the last-level cache they come from memory for each block of a
+ * few tiles, and the direct kernels win: 512 channels at 7x7 (37.7 MB of U) ran 45-52 ms
+ * against 33-47 ms direct, 256 channels at 14x14 (9.4 MB) 13-21 ms against 33 ms. */
+#define U_BYTES_CAP ((int64_t)16 << 20)
+
+typedef struct wino_shape {
+    int m, alpha;
+    int64_t cin, cout, cin_pad, cout_pad, nr;
+    int64_t tiles[2];
+} wino_shape;
+
+/* Scratch bytes of one work item of r x c tiles: (input band | products) + (transformed
+ * input | output band), each pair sharing memory because their lifetimes do not overlap. */
+static int64_t scratch_of(const wino_shape *s, int64_t r, int64_t c) {
+    int64_t a2 = (int64_t)s->alpha * s->alpha;
+    int64_t band = (s->m * r + 2) * (s->m * c + 2) * s->cin_pad;
+    int64_t prod = a2 * r * c * s->cout_pad;
+    int64_t trans = a2 * r * c * s->cin_pad;
+    int64_t oband = s->m * r * s->m * c * s->cout_pad;
+    return 4 * ((band > prod ? band : prod) + (trans > oband ? trans : oband));
+}
+
+static int64_t scratch_budget(const cg_target *t) {
+    int64_t half_l2 = t->l2_bytes > 0 ? t->l2_bytes / 2 : SCRATCH_CAP;
+    return half_l2 < SCRATCH_CAP ? half_l2 : SCRATCH_CAP;
+}
+
+static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int dx) {
+    const cg_problem *p = &plan->problem;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    wino_shape s;
+    s.m = m;
+    s.alpha = m + 2;
+    s.cin = dx ? p->k : p->c;
+    s.cout = dx ? p->c : p->k;
+    s.cin_pad = (s.cin + budget->vlen - 1) / budget->vlen * budget->vlen;
+    int nv = plan->target.force_nv > 0 ? plan->target.force_nv
+                                       : cg_tile_nv(plan->target.isa, s.cout);
+    s.nr = (int64_t)nv * budget->vlen;
+    s.cout_pad = (s.cout + s.nr - 1) / s.nr * s.nr;
+    const int64_t *out = dx ? dims->in : dims->out;
+    for (int i = 0; i < 2; i++) s.tiles[i] = (out[1 + i] + m - 1) / m;
+    return s;
+}
+
+/* Structural conditions: what the kernels can do at all. */
+static int structurally_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->rank != 2 || p->groups != 1) return 0;
+    if (p->ops & ~(unsigned)(CG_OP_FWD | CG_OP_BWD_DATA)) return 0;
+    for (int i = 1; i < 3; i++)
+        if (dims->filter[i] != 3 || dims->stride[i] != 1 || dims->dilation[i] != 1) return 0;
+    return 1;
+}
+
+int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    int forced = plan->target.force_winograd;
+    if (forced < 0 || !structurally_applies(plan, dims)) return 0;
+    /* Heuristic: F(4x4,3x3) once both channel counts fill a vector's worth of the GEMM
+     * (below 16 the transforms, which do not shrink with the channel count, dominate and the
+     * direct kernels win) and the transformed weights stay under U_BYTES_CAP. F(4) beats F(2)
+     * even on small images: a 7x7 output is 4 tiles of 36 points against 16 tiles of 16. */
+    int m = forced == 2 || forced == 4 ? forced : 4;
+    if (!forced && (p->c < 16 || p->k < 16)) return 0;
+    for (int dx = 0; dx < 2; dx++) {
+        if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
+        wino_shape s = shape_of(plan, dims, m, dx);
+        if (scratch_of(&s, 1, 1) > scratch_budget(&plan->target)) return 0;
+        int64_t u_bytes = (int64_t)s.alpha * s.alpha * s.cin * s.cout_pad * 4;
+        if (!forced && u_bytes > U_BYTES_CAP) return 0;
+    }
+    return m;
+}
+
+static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
+    cg_step *step = cg_plan_add_step(plan, kind, 1);
+    if (!step) strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+    return step;
+}
+
+/* Tiles per work item: whole tile rows when they fit the scratch budget (fewest band edges),
+ * else the widest even split of a row; then more rows while the scratch fits, the GEMM rows
+ * stay under 32 tiles (enough to amortize streaming the weights through L1) and every
+ * thread keeps at least 8 work items. */
+static void choose_block(const cg_plan *plan, const wino_shape *s, int64_t block[2]) {
+    int64_t budget = scratch_budget(&plan->target), c = s->tiles[1];
+    while (c > 1 && scratch_of(s, 1, c) > budget) c--;
+    int64_t blocks_w = (s->tiles[1] + c - 1) / c;
+    c = (s->tiles[1] + blocks_w - 1) / blocks_w;
+    int64_t r = 1, min_items = 8 * (int64_t)plan->target.threads;
+    while (r < s->tiles[0] && (r + 1) * c <= 32 && scratch_of(s, r + 1, c) <= budget) {
+        int64_t items = plan->problem.n * ((s->tiles[0] + r) / (r + 1)) * blocks_w;
+        if (items < min_items) break;
+        r++;
+    }
+    int64_t blocks_h = (s->tiles[0] + r - 1) / r;
+    block[0] = (s->tiles[0] + blocks_h - 1) / blocks_h;
+    block[1] = c;
+}
+
+cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg) {
+    const cg_problem *p = &plan->problem;
+    plan->winograd = m;
+    for (int pass = 0; pass < 2; pass++) {
+        int dx = pass == 1;
+        if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
+        wino_shape s = shape_of(plan, dims, m, dx);
+        cg_step *conv = add(plan, CG_STEP_WINO_CONV, msg);
+        if (!conv) return CG_ERR_UNSUPPORTED;
+        conv->wino_m = m;
+        conv->groups = 1;
+        conv->cin_g = s.cin;
+        conv->cout_g = s.cout;
+        conv->cin_pad = s.cin_pad;
+        conv->cout_pad = s.cout_pad;
+        conv->nv = (int)(s.nr / conv->vlen);
+        conv->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
+        conv->phase_id = dx ? 0 : -1;
+        const int64_t *in = dx ? dims->out : dims->in, *out = dx ? dims->in : dims->out;
+        cg_view_init(&conv->src, p->n, s.cin, in, NULL, NULL);
+        cg_view_init(&conv->dst, p->n, s.cout, out, NULL, NULL);
+        conv->src.buffer = dx ? CG_T_DY : CG_T_X;
+        conv->dst.buffer = dx ? CG_T_DX : CG_T_Y;
+        /* Window position (j0, j1) reads in[p + first + j]: fwd first = -pad_lo and
+         * w'[j] = w[j]; dx first = pad_lo - 2 and w'[j] = w[2 - j] (180-degree rotation). */
+        for (int j0 = 0, t = 0; j0 < 3; j0++)
+            for (int j1 = 0; j1 < 3; j1++, t++) {
+                int32_t j[2] = {j0, j1};
+                conv->tap_offset[t][0] = 0;
+                for (int i = 0; i < 2; i++)
+                    conv->tap_offset[t][1 + i] =
+                        (int32_t)(dx ? dims->pad_lo[1 + i] - 2 + j[i] : j[i] - dims->pad_lo[1 + i]);
+                conv->tap_map[t] = dx ? (2 - j0) * 3 + (2 - j1) : t;
+            }
+        conv->taps[1] = conv->taps[2] = 3;
+        for (int i = 0; i < 2; i++) {
+            conv->wino_tiles[i] = s.tiles[i];
+            conv->count[1 + i] = out[1 + i];
+        }
+        choose_block(plan, &s, conv->wino_block);
+        conv->scratch_bytes = scratch_of(&s, conv->wino_block[0], conv->wino_block[1]);
+        conv->mr = plan->target.force_mr > 0
+                       ? plan->target.force_mr
+                       : cg_tile_mr(plan->target.isa, conv->nv,
+                                    conv->wino_block[0] * conv->wino_block[1]);
+        int64_t alpha = m + 2;
+        conv->wpack_offset = cg_ws_alloc(plan, alpha * alpha * s.cin * s.cout_pad * 4);
+        conv->work_items = p->n * ((s.tiles[0] + conv->wino_block[0] - 1) / conv->wino_block[0]) *
+                           ((s.tiles[1] + conv->wino_block[1] - 1) / conv->wino_block[1]);
+        cg_name_step(plan, conv, dx ? "wbwdd" : "wfwd");
+
+        cg_step *weights = add(plan, CG_STEP_WINO_WEIGHTS, msg);
+        if (!weights) return CG_ERR_UNSUPPORTED;
+        *weights = *conv;
+        weights->kind = CG_STEP_WINO_WEIGHTS;
+        weights->work_items = s.cin;
+        cg_name_step(plan, weights, dx ? "wpackwd" : "wpackw");
+    }
+    return CG_OK;
+}
