@@ -379,11 +379,20 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, to ? "SRC_STRIDE0" : "DST_STRIDE0", spatial[0]);
         cg_values_int(v, to ? "SRC_STRIDE1" : "DST_STRIDE1", spatial[1]);
         cg_values_set(v, to ? "SRC_BUF" : "DST_BUF", "%s", buffer_symbol(s->tensor));
-        /* f32 channels-first tensors take the register-blocked transpose; everything else
-         * (16-bit storage, channels-last) is a contiguous row copy with conversion. */
-        if (p->dtype == CG_F32 && !p->channels_last) {
+        /* channels-first tensors take the register-blocked transpose (16-bit rows converted
+         * a vector at a time); channels-last ones are a contiguous row copy with conversion. */
+        if (!p->channels_last) {
+            const char *suffix = p->dtype == CG_F16 ? "_f16" : p->dtype == CG_BF16 ? "_bf16" : "";
             cg_values_int(v, "LOGICAL2", view->logical[2]);
             cg_values_int(v, "PLANE", c_stride);
+            cg_values_set(v, "ELEM", "%s", p->dtype == CG_F32 ? "float" : "uint16_t");
+            if (to) {
+                cg_values_set(v, "LOADV", "cg_vload%s", suffix);
+                cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+            } else {
+                cg_values_set(v, "STOREV", "cg_vstore%s", suffix);
+                cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+            }
             return to ? "cpu/to_cl_transpose.c.in" : "cpu/from_cl_transpose.c.in";
         }
         if (to) cg_values_int(v, "LOGICAL2", view->logical[2]);

@@ -124,7 +124,9 @@ int cg_view_padded(const cg_view *view) {
  * reorders copy contiguous rows, one item per row. */
 static int64_t reorder_items(const cg_plan *plan, const cg_view *view, const int64_t rows[3]) {
     const cg_problem *p = &plan->problem;
-    if (p->dtype == CG_F32 && !p->channels_last) {
+    /* The CPU transposes channels-first tensors of every dtype by (n, channel block); the
+     * GLSL reorder shaders do so for f32 only (emit_c.c / emit_glsl.c pick the same way). */
+    if (!p->channels_last && (p->dtype == CG_F32 || plan->target.isa != CG_ISA_GLSL)) {
         int64_t width = cg_isa_budget_of(plan->target.isa)->transpose_width;
         return view->n * ((view->channels + width - 1) / width);
     }
