@@ -147,7 +147,7 @@ typedef struct cg_phase {
 typedef struct cg_target {
     cg_isa isa;
     int threads;             /* cores the plan balances work for */
-    int64_t l1_bytes, l2_bytes;
+    int64_t l1_bytes, l2_bytes, l3_bytes;
     /* Overrides of the heuristics (0: let the heuristic choose), from `--plan FILE`. */
     int force_mr, force_nv;  /* register tile of conv and dw kernels */
     int64_t force_splits;    /* dw/db split factor */

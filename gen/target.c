@@ -30,10 +30,17 @@ cg_target cg_target_host(void) {
                                                 : CG_ISA_GENERIC;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     target.threads = cores > 0 ? (int)cores : 1;
-    /* index0 is L1d, index2 the unified L2 on x86 Linux; fall back to common sizes. */
+    /* index0 is L1d, index2 the unified L2, index3 the L3 on x86 Linux; fall back to common
+     * sizes. */
     target.l1_bytes = read_cache_bytes(0);
     target.l2_bytes = read_cache_bytes(2);
+    target.l3_bytes = read_cache_bytes(3);
     if (target.l1_bytes <= 0) target.l1_bytes = 32 << 10;
     if (target.l2_bytes <= 0) target.l2_bytes = 1 << 20;
+    if (target.l3_bytes <= 0) target.l3_bytes = 32 << 20;
+    /* Plans for a machine with another last-level cache (and tests of the code paths that
+     * only large tensors take: streaming reorders) */
+    const char *l3 = getenv("CONVGRAD_L3_BYTES");
+    if (l3 && atoll(l3) > 0) target.l3_bytes = atoll(l3);
     return target;
 }

@@ -25,7 +25,8 @@
 #include "plan_json.h"
 
 static const cg_target base_target = {
-    .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20};
+    .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20,
+    .l3_bytes = 32 << 20};
 
 static cg_problem parse(const char *text) {
     cg_problem p;

@@ -89,8 +89,11 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
 
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
 #define CG_TB 8
-static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
-                                      int64_t dst_stride) {
+static inline __attribute__((always_inline)) void cg_transpose_block_to(const float *src,
+                                                                     int64_t src_stride,
+                                                                     float *dst,
+                                                                     int64_t dst_stride,
+                                                                     const int stream) {
     __m256 r[8], t[8], s[8];
     for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + i * src_stride);
     for (int i = 0; i < 8; i += 2) {
@@ -107,8 +110,24 @@ static inline void cg_transpose_block(const float *src, int64_t src_stride, floa
         r[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
         r[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
     }
-    for (int i = 0; i < 8; i++) _mm256_storeu_ps(dst + i * dst_stride, r[i]);
+    for (int i = 0; i < 8; i++) {
+        if (stream) _mm256_stream_ps(dst + i * dst_stride, r[i]); /* dst rows vector-aligned */
+        else _mm256_storeu_ps(dst + i * dst_stride, r[i]);
+    }
 }
+static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
+                                      int64_t dst_stride) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, 0);
+}
+/* The same with non-temporal stores (dst rows aligned to a vector): for reorders of tensors
+ * far larger than the caches, whose lines would only be read back from memory (no
+ * read-for-ownership of the destination: a third less traffic). Needs cg_stream_fence()
+ * before another thread reads the result. */
+static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, float *dst,
+                                         int64_t dst_stride) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, 1);
+}
+static inline void cg_stream_fence(void) { _mm_sfence(); }
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
  * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */

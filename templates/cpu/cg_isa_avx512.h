@@ -90,8 +90,11 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
  * shuffle stages in registers instead of 256 scalar strided moves (layout reorders are
  * memory-bound only once the strided side is handled a block at a time). */
 #define CG_TB 16
-static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
-                                      int64_t dst_stride) {
+static inline __attribute__((always_inline)) void cg_transpose_block_to(const float *src,
+                                                                     int64_t src_stride,
+                                                                     float *dst,
+                                                                     int64_t dst_stride,
+                                                                     const int stream) {
     __m512 r[16], t[16];
     for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * src_stride);
     for (int i = 0; i < 16; i += 2) {
@@ -118,8 +121,24 @@ static inline void cg_transpose_block(const float *src, int64_t src_stride, floa
         r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
         r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xDD);
     }
-    for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * dst_stride, r[i]);
+    for (int i = 0; i < 16; i++) {
+        if (stream) _mm512_stream_ps(dst + i * dst_stride, r[i]); /* dst rows vector-aligned */
+        else _mm512_storeu_ps(dst + i * dst_stride, r[i]);
+    }
 }
+static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
+                                      int64_t dst_stride) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, 0);
+}
+/* The same with non-temporal stores (dst rows aligned to a vector): for reorders of tensors
+ * far larger than the caches, whose lines would only be read back from memory (no
+ * read-for-ownership of the destination: a third less traffic). Needs cg_stream_fence()
+ * before another thread reads the result. */
+static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, float *dst,
+                                         int64_t dst_stride) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, 1);
+}
+static inline void cg_stream_fence(void) { _mm_sfence(); }
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
  * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */

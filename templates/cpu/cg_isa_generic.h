@@ -112,6 +112,12 @@ static inline void cg_transpose_block(const float *src, int64_t src_stride, floa
     for (int i = 0; i < CG_TB; i++)
         for (int j = 0; j < CG_TB; j++) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
+/* Portable C has no non-temporal stores: the plain transpose. */
+static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, float *dst,
+                                         int64_t dst_stride) {
+    cg_transpose_block(src, src_stride, dst, dst_stride);
+}
+static inline void cg_stream_fence(void) {}
 
 /* Full vectors of 16-bit storage, lane by lane through the scalar conversions. */
 static inline cg_vec cg_vload_f16(const uint16_t *p) {

@@ -33,23 +33,33 @@
 #define ELEM uint16_t /* source storage: f32, or 16-bit converted on the way */
 #define LOADV cg_vload_f16
 #define LOAD1 cg_ld_f16
+/* 1: the view is far larger than the caches and its pixel pieces are vector-aligned, so whole
+ * blocks go out with non-temporal stores (no read-for-ownership of lines that would only be
+ * read back from memory anyway) */
+#define STREAM 0
 
 /* Turns a CG_TB x CG_TB block of the source (rows src_stride apart) into f32 dst. 16-bit
  * rows are converted into a stack block first (one vector conversion per row). */
 static inline __attribute__((always_inline)) void turn_block(const ELEM *src, int64_t src_stride,
-                                                             float *dst, int64_t dst_stride) {
-    if (sizeof(ELEM) == sizeof(float)) {
-        cg_transpose_block((const float *)(const void *)src, src_stride, dst, dst_stride);
-        return;
-    }
+                                                             float *dst, int64_t dst_stride,
+                                                             int stream) {
+    const float *rows = (const float *)(const void *)src;
+    int64_t stride = src_stride;
     float block[CG_TB * CG_TB];
-    for (int r = 0; r < CG_TB; r++) cg_vstore(block + r * CG_TB, LOADV(src + r * src_stride));
-    cg_transpose_block(block, CG_TB, dst, dst_stride);
+    if (sizeof(ELEM) != sizeof(float)) {
+        for (int r = 0; r < CG_TB; r++) cg_vstore(block + r * CG_TB, LOADV(src + r * src_stride));
+        rows = block;
+        stride = CG_TB;
+    }
+    if (stream) cg_transpose_block_nt(rows, stride, dst, dst_stride);
+    else cg_transpose_block(rows, stride, dst, dst_stride);
 }
 
 void cg_f16_conv2d_toclx_k3x3s1x1_0x0_u28a106c1__avx512(const cg_kernel_params *params, void *const *buffers) {
     const ELEM *src = (const ELEM *)buffers[CG_T_X];
     float *dst = (float *)((char *)buffers[CG_BUF_WORKSPACE] + DST_OFFSET);
+    /* a caller's workspace may be less aligned than the runtime's own */
+    const int stream = STREAM && (uintptr_t)dst % 64 == 0;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t n = item / CBLOCKS, c0 = (item % CBLOCKS) * CG_TB;
         const int64_t cw = CHANNELS - c0 < CG_TB ? CHANNELS - c0 : CG_TB;
@@ -70,12 +80,12 @@ void cg_f16_conv2d_toclx_k3x3s1x1_0x0_u28a106c1__avx512(const cg_kernel_params *
                 int64_t x0 = 0;
                 if (cw == CG_TB) {
                     for (; x0 + CG_TB <= LOGICAL2; x0 += CG_TB)
-                        turn_block(in + x0, PLANE, row + x0 * CHANNELS, CHANNELS);
+                        turn_block(in + x0, PLANE, row + x0 * CHANNELS, CHANNELS, stream);
                     if (x0 < LOGICAL2 && LOGICAL2 >= CG_TB) {
                         /* the row's tail: one more block ending at the row's end, overlapping
                          * the last one (it writes the same values again) */
                         x0 = LOGICAL2 - CG_TB;
-                        turn_block(in + x0, PLANE, row + x0 * CHANNELS, CHANNELS);
+                        turn_block(in + x0, PLANE, row + x0 * CHANNELS, CHANNELS, stream);
                         x0 = LOGICAL2;
                     } else if (x0 < LOGICAL2) {
                         /* rows shorter than a block (14x14 planes): gather them into one */
@@ -93,4 +103,5 @@ void cg_f16_conv2d_toclx_k3x3s1x1_0x0_u28a106c1__avx512(const cg_kernel_params *
                     for (int64_t c = 0; c < cw; c++) row[x * CHANNELS + c] = LOAD1(in, c * PLANE + x);
             }
     }
+    if (stream) cg_stream_fence();
 }
