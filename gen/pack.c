@@ -357,7 +357,7 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
     status = CG_OK;
     if (options->targets & CG_TARGET_CPU) {
         const char *headers[][2] = {{"cpu/cg_scalar.h", "cg_scalar.h"},
-                                    {"cpu/cg_vec16.h", "cg_vec16.h"},
+                                    {"cpu/cg_isa_shared.h", "cg_isa_shared.h"},
                                     {"cpu/cg_isa_avx512.h", "cg_isa_avx512.h"},
                                     {"cpu/cg_isa_avx2.h", "cg_isa_avx2.h"},
                                     {"cpu/cg_isa_generic.h", "cg_isa_generic.h"}};

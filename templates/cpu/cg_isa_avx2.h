@@ -115,18 +115,6 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
         else _mm256_storeu_ps(dst + i * dst_stride, r[i]);
     }
 }
-static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
-                                      int64_t dst_stride) {
-    cg_transpose_block_to(src, src_stride, dst, dst_stride, 0);
-}
-/* The same with non-temporal stores (dst rows aligned to a vector): for reorders of tensors
- * far larger than the caches, whose lines would only be read back from memory (no
- * read-for-ownership of the destination: a third less traffic). Needs cg_stream_fence()
- * before another thread reads the result. */
-static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, float *dst,
-                                         int64_t dst_stride) {
-    cg_transpose_block_to(src, src_stride, dst, dst_stride, 1);
-}
 static inline void cg_stream_fence(void) { _mm_sfence(); }
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
@@ -155,6 +143,6 @@ static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
                                                     _mm256_extracti128_si256(half, 1)));
 }
 
-#include "cg_vec16.h"
+#include "cg_isa_shared.h"
 
 #endif /* CG_ISA_H */

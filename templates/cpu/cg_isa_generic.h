@@ -107,17 +107,13 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) { return (cg_vec){a[2
 
 /* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
 #define CG_TB 4
-static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
-                                      int64_t dst_stride) {
+static inline void cg_transpose_block_to(const float *src, int64_t src_stride, float *dst,
+                                         int64_t dst_stride, const int stream) {
+    (void)stream;
     for (int i = 0; i < CG_TB; i++)
         for (int j = 0; j < CG_TB; j++) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
-/* Portable C has no non-temporal stores: the plain transpose. */
-static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, float *dst,
-                                         int64_t dst_stride) {
-    cg_transpose_block(src, src_stride, dst, dst_stride);
-}
-static inline void cg_stream_fence(void) {}
+static inline void cg_stream_fence(void) {} /* portable C has no non-temporal stores */
 
 /* Full vectors of 16-bit storage, lane by lane through the scalar conversions. */
 static inline cg_vec cg_vload_f16(const uint16_t *p) {
@@ -133,6 +129,6 @@ static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
     for (int i = 0; i < CG_VLEN; i++) cg_st_bf16(p, i, v[i]);
 }
 
-#include "cg_vec16.h"
+#include "cg_isa_shared.h"
 
 #endif /* CG_ISA_H */

@@ -1,0 +1,45 @@
+/* cg_isa_shared.h: helpers every CPU ISA gets in the same way, built on its prelude's
+ * primitives. Included at the end of each cg_isa_*.h; copied verbatim into each pack.
+ *
+ * Vectors of 16-bit storage (f16, bf16) for kernels that read and write tensors in place, on
+ * the prelude's full-vector conversions cg_vload_f16/bf16 and cg_vstore_f16/bf16: partial
+ * vectors go through a stack vector, so only lanes [lo, hi) of p are read or written. */
+#ifndef CG_ISA_SHARED_H
+#define CG_ISA_SHARED_H
+
+static inline cg_vec cg_vload_range_f16(const uint16_t *p, int lo, int hi) {
+    uint16_t lanes[CG_VLEN] = {0};
+    if (hi > lo) memcpy(lanes + lo, p + lo, sizeof(uint16_t) * (size_t)(hi - lo));
+    return cg_vload_f16(lanes);
+}
+static inline cg_vec cg_vload_range_bf16(const uint16_t *p, int lo, int hi) {
+    uint16_t lanes[CG_VLEN] = {0};
+    if (hi > lo) memcpy(lanes + lo, p + lo, sizeof(uint16_t) * (size_t)(hi - lo));
+    return cg_vload_bf16(lanes);
+}
+static inline void cg_vstore_range_f16(uint16_t *p, cg_vec v, int lo, int hi) {
+    uint16_t lanes[CG_VLEN];
+    cg_vstore_f16(lanes, v);
+    if (hi > lo) memcpy(p + lo, lanes + lo, sizeof(uint16_t) * (size_t)(hi - lo));
+}
+static inline void cg_vstore_range_bf16(uint16_t *p, cg_vec v, int lo, int hi) {
+    uint16_t lanes[CG_VLEN];
+    cg_vstore_bf16(lanes, v);
+    if (hi > lo) memcpy(p + lo, lanes + lo, sizeof(uint16_t) * (size_t)(hi - lo));
+}
+
+/* Block transposes (dst[j*dst_stride + i] = src[i*src_stride + j]) on the prelude's
+ * cg_transpose_block_to. The _nt one uses non-temporal stores (dst rows vector-aligned): for
+ * reorders of tensors far larger than the caches, whose lines would only be read back from
+ * memory (no read-for-ownership of the destination: a third less traffic); it needs
+ * cg_stream_fence() before another thread reads the result. */
+static inline void cg_transpose_block(const float *src, int64_t src_stride, float *dst,
+                                      int64_t dst_stride) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, 0);
+}
+static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, float *dst,
+                                         int64_t dst_stride) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, 1);
+}
+
+#endif /* CG_ISA_SHARED_H */
