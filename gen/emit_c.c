@@ -129,11 +129,17 @@ static void set_planar_offsets(cg_template_values *v, const cg_step *s) {
     set_list(v, "OFF2", column[2], (int)taps);
 }
 
-/* Storage of the tensors a planar step reads (and, with stores, writes) in place: f32, or
- * 16-bit converted in registers (the compute is f32 either way). */
+/* The storage element of a dtype and the suffix of its vector load/store helpers (cg_vload,
+ * cg_vload_f16, ...): 16-bit tensors are converted in registers, the compute is f32. */
+static const char *elem_type(cg_dtype dtype) { return dtype == CG_F32 ? "float" : "uint16_t"; }
+static const char *vec_suffix(cg_dtype dtype) {
+    return dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
+}
+
+/* Storage of the tensors a planar step reads (and, with stores, writes) in place. */
 static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores) {
-    const char *suffix = dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
-    cg_values_set(v, "ELEM", "%s", dtype == CG_F32 ? "float" : "uint16_t");
+    const char *suffix = vec_suffix(dtype);
+    cg_values_set(v, "ELEM", "%s", elem_type(dtype));
     cg_values_set(v, "LOADV", "cg_vload%s", suffix);
     cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", suffix);
     if (!stores) return;
@@ -381,25 +387,16 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, to ? "SRC_BUF" : "DST_BUF", "%s", buffer_symbol(s->tensor));
         /* channels-first tensors take the register-blocked transpose (16-bit rows converted
          * a vector at a time); channels-last ones are a contiguous row copy with conversion. */
-        if (!p->channels_last) {
-            const char *suffix = p->dtype == CG_F16 ? "_f16" : p->dtype == CG_BF16 ? "_bf16" : "";
+        if (s->transpose) {
             cg_values_int(v, "LOGICAL2", view->logical[2]);
             cg_values_int(v, "PLANE", c_stride);
-            cg_values_set(v, "ELEM", "%s", p->dtype == CG_F32 ? "float" : "uint16_t");
+            cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
             if (to) {
-                /* Non-temporal stores where the view is more than twice the L3 (it comes back
-                 * from memory anyway: S4's 207 MB dy reordered in half the time; a 25 MB view
-                 * read back from L3 ran slower) and every pixel piece is vector-aligned:
-                 * channels a multiple of the block and a 64-byte aligned view. */
-                const cg_isa_budget *b = cg_isa_budget_of(plan->target.isa);
-                int64_t l3 = plan->target.l3_bytes > 0 ? plan->target.l3_bytes : 32 << 20;
-                int stream = cg_view_bytes(view) > 2 * l3 &&
-                             view->channels % b->transpose_width == 0 && view->offset % 64 == 0;
-                cg_values_int(v, "STREAM", stream);
-                cg_values_set(v, "LOADV", "cg_vload%s", suffix);
+                cg_values_int(v, "STREAM", s->stream);
+                cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
                 cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
             } else {
-                cg_values_set(v, "STOREV", "cg_vstore%s", suffix);
+                cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
                 cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
             }
             return to ? "cpu/to_cl_transpose.c.in" : "cpu/from_cl_transpose.c.in";

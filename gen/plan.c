@@ -119,18 +119,24 @@ int cg_view_padded(const cg_view *view) {
     return 0;
 }
 
-/* Work items of a layout reorder. f32 channels-first tensors are transposed per (n, block of
- * transpose-width channels), so that every item streams whole channel planes; the other
- * reorders copy contiguous rows, one item per row. */
-static int64_t reorder_items(const cg_plan *plan, const cg_view *view, const int64_t rows[3]) {
+/* How a layout reorder runs. Channels-first tensors on the CPU (every dtype) are transposed
+ * per (n, block of transpose-width channels), so that every item streams whole channel planes;
+ * the other reorders copy contiguous rows, one item per row. A TO_CL transpose writes with
+ * non-temporal stores where its view is over twice the L3 (it comes back from memory anyway:
+ * S4's 207 MB dy reordered in half the time; a 25 MB view read back from the L3 ran slower)
+ * and every pixel piece is vector-aligned: channels a multiple of the block, a 64-byte aligned
+ * view. */
+static void plan_reorder(const cg_plan *plan, cg_step *step, const cg_view *view,
+                         const int64_t rows[3]) {
     const cg_problem *p = &plan->problem;
-    /* The CPU transposes channels-first tensors of every dtype by (n, channel block); the
-     * GLSL reorder shaders do so for f32 only (emit_c.c / emit_glsl.c pick the same way). */
-    if (!p->channels_last && (p->dtype == CG_F32 || plan->target.isa != CG_ISA_GLSL)) {
-        int64_t width = cg_isa_budget_of(plan->target.isa)->transpose_width;
-        return view->n * ((view->channels + width - 1) / width);
-    }
-    return view->n * rows[0] * rows[1];
+    const int64_t width = cg_isa_budget_of(plan->target.isa)->transpose_width;
+    const int64_t l3 = plan->target.l3_bytes > 0 ? plan->target.l3_bytes : 32 << 20;
+    step->transpose = !p->channels_last && plan->target.isa != CG_ISA_GLSL;
+    step->stream = step->transpose && step->kind == CG_STEP_TO_CL &&
+                   cg_view_bytes(view) > 2 * l3 && view->channels % width == 0 &&
+                   view->offset % 64 == 0;
+    step->work_items = step->transpose ? view->n * ((view->channels + width - 1) / width)
+                                       : view->n * rows[0] * rows[1];
 }
 
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
@@ -148,7 +154,7 @@ static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, cha
     if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: steps exceed the generator limit of %d", CG_MAX_STEPS);
     step->tensor = tensor;
     step->dst = *view;
-    step->work_items = reorder_items(plan, view, view->extent);
+    plan_reorder(plan, step, view, view->extent);
     cg_name_step(plan, step, tensor == CG_T_X ? "toclx" : "tocldy");
     return CG_OK;
 }
@@ -171,7 +177,7 @@ cg_status cg_add_from_cl(cg_plan *plan, const cg_view *view, cg_tensor tensor, c
     if (!step) return fail(msg, CG_ERR_UNSUPPORTED, "plan: steps exceed the generator limit of %d", CG_MAX_STEPS);
     step->tensor = tensor;
     step->src = *view;
-    step->work_items = reorder_items(plan, view, view->logical);
+    plan_reorder(plan, step, view, view->logical);
     cg_name_step(plan, step, tensor == CG_T_DX ? "fromcldx" : "fromcly");
     return CG_OK;
 }

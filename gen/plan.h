@@ -69,6 +69,8 @@ typedef struct cg_step {
     int phase_id;   /* dx stride phase id (row-major over dims), -1 otherwise */
     int depthwise;  /* PACK_W: packed [tap][channels] for a DEPTHWISE step */
     int tensor;     /* TO_CL/FROM_CL: which problem tensor; REDUCE: CG_T_DW or CG_T_DB (both when with_bias) */
+    int transpose;  /* TO_CL/FROM_CL on the CPU: channels-first, by register-block transposes */
+    int stream;     /* TO_CL transpose: non-temporal stores (view over twice the L3) */
 
     cg_view src, dst;            /* TO_CL/FROM_CL/CONV/DEPTHWISE: input and output views */
     cg_view src2;                /* DW_PARTIAL: src = x (padded), src2 = dy */

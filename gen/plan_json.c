@@ -227,12 +227,12 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     put_int(b, obj, "phase_id", s->phase_id);
     switch (s->kind) {
     case CG_STEP_TO_CL:
-        put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
-        put_view(b, obj, "dst", &s->dst);
-        break;
     case CG_STEP_FROM_CL:
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
-        put_view(b, obj, "src", &s->src);
+        put_bool(b, obj, "transpose", s->transpose);
+        if (s->kind == CG_STEP_TO_CL) put_bool(b, obj, "stream", s->stream);
+        put_view(b, obj, s->kind == CG_STEP_TO_CL ? "dst" : "src",
+                 s->kind == CG_STEP_TO_CL ? &s->dst : &s->src);
         break;
     case CG_STEP_PACK_W: put_weights(b, obj, s); break;
     case CG_STEP_ZERO_FILL:

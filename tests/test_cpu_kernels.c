@@ -51,21 +51,29 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* Runs problems [0, count) of a pack with one ISA's kernels against the reference; prints
+ * each failure behind `label` and returns how many failed. */
+static int check_problems(cgrt_pack *pack, const cg_problem *problems, int count, cg_isa isa,
+                          const char *label) {
+    int failures = 0;
+    for (int i = 0; i < count; i++) {
+        char report[512];
+        if (!cgt_check(pack, &problems[i], CGRT_TARGET_CPU, isa, 2, report, sizeof report,
+                       NULL)) {
+            print_error("%s: %s\n", label, report);
+            failures++;
+        }
+    }
+    return failures;
+}
+
 static void check_isa(void **state, cg_isa isa) {
     suite *s = *state;
     if (!(cg_host_isa_mask() & (1u << isa))) {
         /* The CI machine runs AVX-512; elsewhere say so loudly rather than pass quietly. */
         fail_msg("this machine cannot run %s kernels", cg_isa_name(isa));
     }
-    int failures = 0;
-    for (int i = 0; i < s->count; i++) {
-        char report[512];
-        if (!cgt_check(s->pack, &s->problems[i], CGRT_TARGET_CPU, isa, 2, report, sizeof report,
-                       NULL)) {
-            print_error("%s\n", report);
-            failures++;
-        }
-    }
+    int failures = check_problems(s->pack, s->problems, s->count, isa, cg_isa_name(isa));
     print_message("%s: %d problems, %d failures\n", cg_isa_name(isa), s->count, failures);
     assert_int_equal(failures, 0);
 }
@@ -181,14 +189,7 @@ static void test_winograd_overrides(void **state) {
         assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
         int failures = 0;
         for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
-            for (int p = 0; p < count; p++) {
-                char report[512];
-                if (!cgt_check(pack, &problems[p], CGRT_TARGET_CPU, isa, 2, report,
-                               sizeof report, NULL)) {
-                    print_error("%s: %s\n", cases[i].leaf, report);
-                    failures++;
-                }
-            }
+            failures += check_problems(pack, problems, count, (cg_isa)isa, cases[i].leaf);
         print_message("%s: %d problems x 3 ISAs, %d failures\n", cases[i].leaf, count, failures);
         assert_int_equal(failures, 0);
         cgrt_pack_close(pack);
@@ -228,14 +229,7 @@ static void test_streaming_reorders(void **state) {
     assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
     int failures = 0;
     for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
-        for (int p = 0; p < count; p++) {
-            char report[512];
-            if (!cgt_check(pack, &problems[p], CGRT_TARGET_CPU, isa, 2, report, sizeof report,
-                           NULL)) {
-                print_error("streaming: %s\n", report);
-                failures++;
-            }
-        }
+        failures += check_problems(pack, problems, count, (cg_isa)isa, "streaming");
     assert_int_equal(failures, 0);
     cgrt_pack_close(pack);
     free(problems);
