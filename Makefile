@@ -25,7 +25,7 @@ TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 
 RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(BUILD)/%.o)
-GEN_OBJS := $(GEN_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/abi_text.o
+GEN_OBJS := $(GEN_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/abi_text.o $(BUILD)/gen/build_id.o
 TEST_SUPPORT_OBJS := $(TEST_SUPPORT_SRCS:%.c=$(BUILD)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
@@ -55,6 +55,16 @@ $(BUILD)/gen/abi_text.c: runtime/cg_abi.h
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 
 $(BUILD)/gen/abi_text.o: $(BUILD)/gen/abi_text.c
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# A digest of everything that decides what the generator emits (planner, emitters, templates,
+# runtime ABI). The kernel cache keys on it, so a changed generator never reuses old kernels.
+BUILD_ID_INPUTS := $(sort $(wildcard gen/*.c gen/*.h runtime/*.h templates/*/*))
+$(BUILD)/gen/build_id.c: $(BUILD_ID_INPUTS)
+	@mkdir -p $(dir $@)
+	@echo "const char cg_generator_build_id[] = \"$$(cat $^ | sha256sum | cut -c1-16)\";" > $@
+
+$(BUILD)/gen/build_id.o: $(BUILD)/gen/build_id.c
 	@$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/convgrad: $(BUILD)/gen/main.o $(GEN_OBJS) $(RUNTIME_OBJS)

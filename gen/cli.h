@@ -7,6 +7,10 @@
 #include "pack.h"
 #include "tuning_db.h"
 
+/* Digest of the generator's sources and templates at build time (build/gen/build_id.c): part
+ * of every kernel cache key. */
+extern const char cg_generator_build_id[];
+
 /* Exit status for a status: 0 ok, 2 bad input (problem, file, arguments, pack), 1 otherwise. */
 int cg_cli_exit_code(cg_status status);
 

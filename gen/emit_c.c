@@ -288,6 +288,69 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     return "cpu/wino_conv.c.in";
 }
 
+/* The planar dw GEMM: row taps (distinct (off0, off1) pairs) and each tap's column offset;
+ * the vectors of a row where every stream's lanes lie inside its x row; and the zero row a
+ * stream reads where its x row is padding (long enough for every load of a row). */
+static const char *fill_planar_dw_gemm(const cg_plan *plan, const cg_step *s,
+                                       cg_template_values *v) {
+    const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    const int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+    const int64_t in2 = s->src.logical[2], out2 = s->out[2], s2 = s->stride[2];
+    int64_t row0[CG_MAX_TAPS], row1[CG_MAX_TAPS], tap_row[CG_MAX_TAPS], off2[CG_MAX_TAPS];
+    int64_t row_taps = 0, min2 = 0, max2 = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        int64_t r = 0;
+        while (r < row_taps && !(row0[r] == s->tap_offset[t][0] && row1[r] == s->tap_offset[t][1]))
+            r++;
+        if (r == row_taps) {
+            row0[r] = s->tap_offset[t][0];
+            row1[r] = s->tap_offset[t][1];
+            row_taps++;
+        }
+        tap_row[t] = r;
+        off2[t] = s->tap_offset[t][2];
+        if (t == 0 || off2[t] < min2) min2 = off2[t];
+        if (t == 0 || off2[t] > max2) max2 = off2[t];
+    }
+    const int64_t nvec = cg_ceil_div(out2, vlen), span = s2 * vlen;
+    int64_t left = cg_ceil_div(min2 < 0 ? -min2 : 0, span);
+    int64_t right = cg_floor_div(in2 - max2 - span, span) + 1;
+    if (right > out2 / vlen) right = out2 / vlen;
+    if (left > nvec) left = nvec;
+    if (right < left) right = left;
+    const int64_t zero_pad = (min2 < 0 ? -min2 : 0) + vlen;
+    set_planar_storage(v, plan->problem.dtype, 0);
+    cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
+    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+    set_triple(v, "IN", s->src.logical);
+    set_triple(v, "OUT", s->out);
+    set_triple(v, "S", s->stride);
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "GROUPS", s->groups);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "COUT_PAD", s->cout_pad);
+    cg_values_int(v, "TAPS", taps);
+    cg_values_int(v, "ROW_TAPS", row_taps);
+    set_list(v, "ROW_OFF0", row0, (int)row_taps);
+    set_list(v, "ROW_OFF1", row1, (int)row_taps);
+    set_list(v, "TAP_ROW", tap_row, (int)taps);
+    set_list(v, "TAP_OFF2", off2, (int)taps);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "NT", s->nv);
+    cg_values_int(v, "SPLITS", s->splits);
+    cg_values_int(v, "ROWS", s->rows);
+    cg_values_int(v, "ROW_CHUNK", s->row_block);
+    cg_values_int(v, "WITH_BIAS", s->with_bias);
+    cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+    cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+    cg_values_int(v, "LEFT_V", left);
+    cg_values_int(v, "RIGHT_V", right);
+    cg_values_int(v, "ZERO_PAD", zero_pad);
+    cg_values_int(v, "ZERO_LEN", zero_pad + s2 * nvec * vlen + (max2 > 0 ? max2 : 0) + 2 * vlen);
+    return "cpu/planar_dw_gemm.c.in";
+}
+
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
@@ -297,6 +360,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
+    case CG_STEP_PLANAR_DW_GEMM: return fill_planar_dw_gemm(plan, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
         set_triple(v, "S", s->stride);

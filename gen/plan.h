@@ -40,6 +40,7 @@ typedef enum cg_step_kind {
     CG_STEP_PLANAR_1X1,        /* 1x1 fwd or (strided) dx as a GEMM over flattened f32 planes */
     CG_STEP_WINO_WEIGHTS,      /* w -> Winograd-domain weights U[xi][block][cin][nr] */
     CG_STEP_WINO_CONV,         /* Winograd F(MxM,3x3) fwd or dx: tensor in, tensor out, fused */
+    CG_STEP_PLANAR_DW_GEMM,    /* dense/grouped dw (and db) partials on NC... planes, no reorder */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

@@ -39,6 +39,15 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
 /* plan_planar.c: whether the planar depthwise path serves the problem, and its steps. */
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
+/* Helpers the planar planners share: tap offsets (sign +1: x at p - pl + d*f; -1: dy at
+ * p + pl - d*f), a tensor's channels-first planes as a view, the REDUCE after a partial step,
+ * and the row extents of a planar dw GEMM (trailing 1x1 stride-1 dims folded into the row). */
+void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign);
+void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]);
+cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, int64_t taps, char *msg);
+void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]);
+/* plan_planar_dw.c: dense and grouped dw (and db) on channels-first planes. */
+cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */

@@ -249,6 +249,8 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_DW_PARTIAL:
     case CG_STEP_DW_DEPTHWISE_PARTIAL:
     case CG_STEP_DB_PARTIAL:
+    case CG_STEP_PLANAR_DW_GEMM:
+        if (s->kind == CG_STEP_PLANAR_DW_GEMM) put_int(b, obj, "row_chunk", s->row_block);
         if (s->with_weight) put_view(b, obj, "src", &s->src);
         put_view(b, obj, "src2", &s->src2);
         put_reduction(b, obj, s);

@@ -48,10 +48,43 @@ static int planar_1x1_applies(const cg_problem *p, const cg_dims *dims) {
     return !(strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2));
 }
 
+/* Dense or grouped dw (db may ride along) with stride 1 or 2 along the row: both operands run
+ * along the reduction, so the kernel needs no reorder at all. Rows of at least two vectors
+ * (1x1 planes without padding count as one long row): shorter rows leave lanes idle, and the
+ * channels-last kernel serves them better (ResNet's 7x7 and 14x14 3x3 layers). */
+static int planar_dw_gemm_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
+    if (!(p->ops & CG_OP_BWD_WEIGHT) || (p->ops & (CG_OP_FWD | CG_OP_BWD_DATA))) return 0;
+    if (dims->stride[2] > 2) return 0;
+    int64_t flat[3], out[3];
+    cg_planar_flatten(dims, flat, out);
+    return out[2] >= 2 * vlen;
+}
+
+/* Extents of a planar dw GEMM's rows: trailing dims whose taps are all 1x1 at stride 1 with no
+ * padding read x where dy is, so they fold into one longer row (whole planes for 1x1). */
+void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]) {
+    for (int i = 0; i < 3; i++) {
+        in[i] = dims->in[i];
+        out[i] = dims->out[i];
+    }
+    for (int i = 1; i >= 0; i--) {
+        int foldable = 1;
+        for (int d = i; d < 3; d++)
+            foldable &= dims->filter[d] == 1 && dims->stride[d] == 1 && dims->pad_lo[d] == 0 &&
+                        dims->pad_hi[d] == 0;
+        if (!foldable) break;
+        in[2] *= in[i];
+        out[2] *= out[i];
+        in[i] = out[i] = 1;
+    }
+}
+
 /* Every planar kernel reads and writes any storage dtype (16-bit converted in registers). */
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last) return 0;
+    if (!is_depthwise(p) && planar_dw_gemm_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen))
+        return 1;
     if (!is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
     if (!is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
     for (int i = 0; i < 3; i++)
@@ -60,7 +93,7 @@ int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
 }
 
 /* Fills tap offsets: sign +1 reads x at p - pl + d*f (fwd, dw), -1 reads dy at p + pl - d*f. */
-static void fill_taps(cg_step *step, const cg_dims *dims, int sign) {
+void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign) {
     int64_t t = 0;
     for (int64_t f0 = 0; f0 < dims->filter[0]; f0++)
         for (int64_t f1 = 0; f1 < dims->filter[1]; f1++)
@@ -81,7 +114,7 @@ static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
 }
 
 /* A tensor in place: channels-first f32 planes are the views (no padding, channels = C). */
-static void plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]) {
+void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]) {
     cg_view_init(view, n, c, ext, NULL, NULL);
     view->buffer = buffer;
 }
@@ -96,9 +129,9 @@ static cg_step *add_planar_gemm(cg_plan *plan, const cg_dims *dims, cg_step_kind
     step->groups = p->groups;
     step->cin_g = dx ? p->k / p->groups : p->c / p->groups;
     step->cout_g = dx ? p->c / p->groups : p->k / p->groups;
-    plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, dx ? p->k : p->c,
+    cg_planar_plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, dx ? p->k : p->c,
                dx ? dims->out : dims->in);
-    plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, dx ? p->c : p->k,
+    cg_planar_plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, dx ? p->c : p->k,
                dx ? dims->in : dims->out);
     step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
     step->phase_id = dx ? 0 : -1;
@@ -160,7 +193,7 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
         cg_step *step = add_planar_gemm(plan, dims, CG_STEP_PLANAR_CONV, dx, msg);
         if (!step) return CG_ERR_UNSUPPORTED;
-        fill_taps(step, dims, dx ? -1 : 1);
+        cg_planar_fill_taps(step, dims, dx ? -1 : 1);
         split_row_phases(step);
         /* A dx row with stride 2 is two phases (even and odd positions), each with its own
          * accumulators; NV vectors cover a phase of the row. */
@@ -203,7 +236,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
         cg_step *step = add_planar_gemm(plan, dims, CG_STEP_PLANAR_1X1, dx, msg);
         if (!step) return CG_ERR_UNSUPPORTED;
-        fill_taps(step, dims, 1); /* one tap at offset 0 */
+        cg_planar_fill_taps(step, dims, 1); /* one tap at offset 0 */
         step->row_phase_end[0] = 1;
         /* The S3 tile: NV = 4 vectors of pixels and MR = 6 channels (24 accumulators, 4
          * pixel vectors, one broadcast of 32 registers): 4 loads and 6 broadcasts per 24
@@ -230,6 +263,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const unsigned ops = p->ops;
+    if (!is_depthwise(p) && (ops & CG_OP_BWD_WEIGHT)) return cg_plan_planar_dw_gemm(plan, dims, msg);
     if (!is_depthwise(p))
         return planar_1x1_applies(p, dims) ? plan_planar_1x1(plan, dims, msg)
                                            : plan_planar_dense(plan, dims, msg);
@@ -243,9 +277,9 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
             step->groups = 1;
             step->cin_g = 1;
             step->cout_g = p->c;
-            plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, p->c, dx ? dims->out : dims->in);
-            plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, p->c, dx ? dims->in : dims->out);
-            fill_taps(step, dims, dx ? -1 : 1);
+            cg_planar_plane_view(&step->src, dx ? CG_T_DY : CG_T_X, p->n, p->c, dx ? dims->out : dims->in);
+            cg_planar_plane_view(&step->dst, dx ? CG_T_DX : CG_T_Y, p->n, p->c, dx ? dims->in : dims->out);
+            cg_planar_fill_taps(step, dims, dx ? -1 : 1);
             step->role = dx ? CG_ROLE_BWD_DATA : CG_ROLE_FWD;
             step->phase_id = dx ? 0 : -1;
             for (int i = 0; i < 3; i++) step->count[i] = step->dst.logical[i];
@@ -259,9 +293,9 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     part->depthwise = 1;
     part->with_weight = (ops & CG_OP_BWD_WEIGHT) != 0;
     part->with_bias = (ops & CG_OP_BWD_BIAS) != 0;
-    plane_view(&part->src, CG_T_X, p->n, p->c, dims->in);
-    plane_view(&part->src2, CG_T_DY, p->n, p->c, dims->out);
-    if (part->with_weight) fill_taps(part, dims, 1);
+    cg_planar_plane_view(&part->src, CG_T_X, p->n, p->c, dims->in);
+    cg_planar_plane_view(&part->src2, CG_T_DY, p->n, p->c, dims->out);
+    if (part->with_weight) cg_planar_fill_taps(part, dims, 1);
     part->groups = 1;
     part->cin_g = 1;
     part->cout_g = p->c;
@@ -281,12 +315,17 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     part->work_items = part->splits * p->c;
     cg_name_step(plan, part, part->with_weight ? "pbwdw" : "pbwdb");
 
+    return cg_planar_add_reduce(plan, part, taps, msg);
+}
+
+/* The REDUCE step after a planar partial step: one work item per (group, tap). */
+cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, int64_t taps, char *msg) {
     cg_step *reduce = add(plan, CG_STEP_REDUCE, msg);
     if (!reduce) return CG_ERR_UNSUPPORTED;
     *reduce = *part;
     reduce->kind = CG_STEP_REDUCE;
     reduce->tensor = part->with_weight ? CG_T_DW : CG_T_DB;
-    reduce->work_items = taps;
+    reduce->work_items = part->groups * taps;
     cg_name_step(plan, reduce, "reduce");
     return CG_OK;
 }

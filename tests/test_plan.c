@@ -23,6 +23,7 @@
 #include "kernel_name.h"
 #include "plan.h"
 #include "plan_json.h"
+#include "tiles.h"
 
 static const cg_target base_target = {
     .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20,
@@ -614,6 +615,58 @@ static void test_planar_1x1(void **state) {
     free(plan);
 }
 
+/* Dense and grouped NCHW dw with rows of at least two vectors: one planar GEMM step and its
+ * REDUCE, no reorders; the tile fits the registers; 1x1 planes fold into one row; everything
+ * else (short rows, channels-last, dx in the same problem, a row stride of 3) keeps the
+ * channels-last reduction. */
+static void test_planar_dw_gemm(void **state) {
+    (void)state;
+    const cg_isa_budget *budget = cg_isa_budget_of(base_target.isa);
+    static const struct {
+        const char *problem;
+        int64_t row_in, row_out, rows;
+    } cases[] = {
+        {"bwdw-bwdb_f32_nchw_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1", 37, 37, 18},
+        {"bwdw_f32_nchw_g3mb2ic6oc9_i7x75_o3x38_f3x3_s3x2_d1x2_pl1x2_ph1x2", 75, 38, 6},
+        {"bwdw-bwdb_f32_nchw_g1mb3ic11oc13_i7x9_o7x9_f1x1_s1x1_d1x1_pl0x0_ph0x0", 63, 63, 3},
+        {"bwdw_bf16_ncdhw_g1mb2ic6oc7_i3x4x11_o3x4x11_f1x1x1_s1x1x1_d1x1x1_pl0x0x0_ph0x0x0", 132,
+         132, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_DW_GEMM), 1);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), 1);
+        assert_int_equal(plan->step_count, 2);
+        const cg_step *s = find_kind(plan, CG_STEP_PLANAR_DW_GEMM);
+        assert_int_equal(s->src.logical[2], cases[c].row_in);
+        assert_int_equal(s->out[2], cases[c].row_out);
+        assert_int_equal(s->rows, cases[c].rows);
+        assert_true(s->mr >= 1 && s->nv >= 1 && s->nv <= 4);
+        assert_true(s->mr * s->nv + s->mr + s->stride[2] <= budget->registers);
+        assert_true(s->splits >= 1 && s->splits <= s->rows);
+        assert_true(s->row_block >= 1 && s->row_block <= 64);
+        int64_t taps = cg_prod(raw.filter, raw.rank);
+        assert_true(s->partial_offset + s->splits * raw.groups * taps * s->cin_g * s->cout_pad * 4 <=
+                    plan->workspace_bytes);
+        assert_int_equal(s->work_items, s->splits * raw.groups);
+        free(plan);
+    }
+    static const char *const channels_last[] = {
+        "bwdw_f32_nchw_g1mb2ic3oc7_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nhwc_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd-bwdw_f32_nchw_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g1mb2ic3oc7_i9x100_o9x34_f3x3_s1x3_d1x1_pl1x1_ph1x1",
+    };
+    for (size_t c = 0; c < sizeof channels_last / sizeof channels_last[0]; c++) {
+        cg_problem raw = parse(channels_last[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_DW_GEMM), 0);
+        assert_int_equal(count_kind(plan, CG_STEP_DW_PARTIAL), 1);
+        free(plan);
+    }
+}
+
 static void test_planar_strided_dx(void **state) {
     (void)state;
     static const struct {
@@ -692,6 +745,7 @@ static void test_split_factors(void **state) {
             const cg_step *s = &plan->steps[i];
             if (s->kind == CG_STEP_DW_PARTIAL || s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL ||
                 s->kind == CG_STEP_DB_PARTIAL || s->kind == CG_STEP_PLANAR_DW_PARTIAL ||
+                s->kind == CG_STEP_PLANAR_DW_GEMM ||
                 s->kind == CG_STEP_REDUCE) {
                 assert_int_equal(s->splits, sc->splits);
                 assert_true(s->splits <= s->rows);
@@ -1053,6 +1107,7 @@ int main(void) {
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
+        cmocka_unit_test(test_planar_dw_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

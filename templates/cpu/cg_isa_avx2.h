@@ -43,6 +43,16 @@ static inline float cg_vhsum(cg_vec v) {
     return _mm_cvtss_f32(s);
 }
 
+/* out[0..4) += the lane sums of a, b, c, d (pairwise adds of unpacked halves, one extract). */
+static inline void cg_vhsum4_add(float *out, cg_vec a, cg_vec b, cg_vec c, cg_vec d) {
+    const __m256 ab = _mm256_add_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b));
+    const __m256 cd = _mm256_add_ps(_mm256_unpacklo_ps(c, d), _mm256_unpackhi_ps(c, d));
+    const __m256 abcd =
+        _mm256_add_ps(_mm256_shuffle_ps(ab, cd, 0x44), _mm256_shuffle_ps(ab, cd, 0xEE));
+    const __m128 sums = _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
+    _mm_storeu_ps(out, _mm_add_ps(_mm_loadu_ps(out), sums));
+}
+
 /* Zeroes the lanes outside [lo, hi) of a register. */
 static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -75,6 +85,13 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     case 7: return _mm256_castsi256_ps(_mm256_alignr_epi8(hi, mid, 12));
     default: return a;
     }
+}
+
+/* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a:b. shufps picks them within 128-bit lanes
+ * (a0 a2 b0 b2 | a4 a6 b4 b6); one cross-lane permute puts the halves in order. */
+static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
+    const __m256 even = _mm256_shuffle_ps(a, b, 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8));
 }
 
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd

@@ -45,6 +45,19 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
     return _mm512_maskz_mov_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
 }
 
+/* out[0..4) += the lane sums of a, b, c, d: pairwise adds of unpacked halves leave the four
+ * sums spread over the 128-bit lanes, which two extracts fold. About 3 instructions per sum,
+ * against 8 for four cg_vhsum (a dw tile sums MR x NT accumulators per chunk of rows). */
+static inline void cg_vhsum4_add(float *out, cg_vec a, cg_vec b, cg_vec c, cg_vec d) {
+    const __m512 ab = _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+    const __m512 cd = _mm512_add_ps(_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
+    const __m512 abcd =
+        _mm512_add_ps(_mm512_shuffle_ps(ab, cd, 0x44), _mm512_shuffle_ps(ab, cd, 0xEE));
+    const __m256 half = _mm256_add_ps(_mm512_castps512_ps256(abcd), _mm512_extractf32x8_ps(abcd, 1));
+    const __m128 sums = _mm_add_ps(_mm256_castps256_ps128(half), _mm256_extractf128_ps(half, 1));
+    _mm_storeu_ps(out, _mm_add_ps(_mm_loadu_ps(out), sums));
+}
+
 /* Stores lanes [lo, hi) of v to p[lo .. hi); the other lanes' memory is not touched (p may
  * point before or past the buffer where those lanes are). */
 static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
@@ -73,6 +86,13 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     case 15: return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, 15));
     default: return a;
     }
+}
+
+/* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
+ * a row read as two vectors. One two-source permute. */
+static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
 }
 
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd

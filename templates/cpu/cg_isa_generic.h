@@ -87,6 +87,13 @@ static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
         if (i < lo || i >= hi) v[i] = 0.0f;
     return v;
 }
+/* out[0..4) += the lane sums of a, b, c, d. */
+static inline void cg_vhsum4_add(float *out, cg_vec a, cg_vec b, cg_vec c, cg_vec d) {
+    out[0] += cg_vhsum(a);
+    out[1] += cg_vhsum(b);
+    out[2] += cg_vhsum(c);
+    out[3] += cg_vhsum(d);
+}
 
 /* Stores lanes [lo, hi) of v to p[lo .. hi); the other lanes' memory is not touched. */
 static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
@@ -99,6 +106,9 @@ static inline cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
     for (int i = 0; i < CG_VLEN; i++) r[i] = i + k < CG_VLEN ? a[i + k] : b[i + k - CG_VLEN];
     return r;
 }
+
+/* a0 a2 b0 b2: the even lanes of a:b. */
+static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. */

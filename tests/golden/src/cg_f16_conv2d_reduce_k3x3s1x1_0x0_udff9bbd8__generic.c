@@ -2,8 +2,8 @@
  * template: templates/cpu/reduce.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 4 of 4, reduce, phase -1, tile 6x8, 9 work items,
- *           isa generic, workspace 40096 bytes
+ * plan:     step 2 of 2, reduce, phase -1, tile 3x4, 9 work items,
+ *           isa generic, workspace 8720 bytes
  */
 #include "cg_isa_generic.h"
 
@@ -15,19 +15,19 @@
 #define GROUPS 1
 #define CIN 12
 #define COUT 20
-#define COUT_PAD 24
+#define COUT_PAD 20
 #define TAPS 9
 #define SPLITS 1
 #define WITH_WEIGHT 1
 #define WITH_BIAS 1
-#define PARTIAL_OFFSET 29632
-#define BIAS_OFFSET 40000
+#define PARTIAL_OFFSET 0
+#define BIAS_OFFSET 8640
 #define G_STRIDE 0
 #define CO_STRIDE 108
 #define CI_STRIDE 9
 #define F_STRIDE 1
 
-void cg_f16_conv2d_reduce_k3x3s1x1_0x0_u56ab329e__generic(const cg_kernel_params *params, void *const *buffers) {
+void cg_f16_conv2d_reduce_k3x3s1x1_0x0_udff9bbd8__generic(const cg_kernel_params *params, void *const *buffers) {
     const char *ws = (const char *)buffers[CG_BUF_WORKSPACE];
     const float *partials = (const float *)(ws + PARTIAL_OFFSET);
     const float *bias_partials = (const float *)(ws + BIAS_OFFSET);
