@@ -511,6 +511,13 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
         cg_values_int(v, "NV", s->nv);
         if (s->kind == CG_STEP_DW_PARTIAL) {
+            const int64_t plane = s->src.extent[0] * s->src.extent[1] * s->src.extent[2];
+            cg_values_int(v, "X_PLANAR", s->x_planar);
+            cg_values_set(v, "X_ELEM", "%s", s->x_planar ? elem_type(p->dtype) : "float");
+            cg_values_set(v, "LOAD_X", "%s", s->x_planar ? load_fn(p->dtype) : "cg_ld_f32");
+            cg_values_int(v, "X_PIX", s->stride[2] * (s->x_planar ? 1 : s->src.channels));
+            cg_values_int(v, "X_CH", s->x_planar ? plane : 1);
+            cg_values_int(v, "X_GROUP", s->cin_g * (s->x_planar ? plane : 1));
             cg_values_int(v, "X_C", s->src.channels);
             cg_values_int(v, "DY_C", s->src2.channels);
             cg_values_int(v, "GROUPS", s->groups);

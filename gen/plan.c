@@ -248,7 +248,13 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     cg_view x_view, dy_view;
     int need_x = want_fwd || (p->ops & CG_OP_BWD_WEIGHT);
     int need_dy = want_dx || want_dw;
-    if (need_x) {
+    /* A dense dw alone on channels-first tensors broadcasts x: its kernel reads x in place
+     * and only dy (the vector operand) is reordered (S5: x is 4x dy at stride 2). */
+    int x_in_place = plan->target.isa != CG_ISA_GLSL && !want_fwd && !p->channels_last &&
+                     !(p->groups == p->c && p->groups == p->k);
+    if (need_x && x_in_place) {
+        cg_planar_plane_view(&x_view, CG_T_X, p->n, p->c, dims.in);
+    } else if (need_x) {
         cg_view_init(&x_view, p->n, p->c, dims.in, dims.pad_lo, dims.pad_hi);
         if ((status = place_input(plan, &x_view, CG_T_X, msg)) != CG_OK) return status;
     }

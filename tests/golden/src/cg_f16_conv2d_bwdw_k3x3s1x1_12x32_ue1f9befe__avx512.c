@@ -2,8 +2,8 @@
  * template: templates/cpu/dw_partial.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 3 of 4, dw_partial, phase -1, tile 12x32, 1 work items,
- *           isa avx512, workspace 43584 bytes
+ * plan:     step 2 of 3, dw_partial, phase -1, tile 12x32, 1 work items,
+ *           isa avx512, workspace 29824 bytes
  */
 #include "cg_isa_avx512.h"
 
@@ -13,18 +13,26 @@
  * buffer [SPLITS][GROUPS][TAPS][CIN][COUT_PAD]. The register tile is MR input channels x NV
  * vectors of output channels: per pixel, NV dy vectors are loaded and MR x values are
  * broadcast. The tile stays in registers across a block of ROW_BLOCK rows and is reloaded from
- * the partial once per block. */
-#define X_BUF CG_BUF_WORKSPACE
+ * the partial once per block. x is either a padded f32 channels-last view or, X_PLANAR, the
+ * problem's own channels-first tensor in its storage type (broadcasts need no vector layout, so
+ * only dy is reordered; rows and columns in the padding are skipped). */
+#define X_BUF CG_T_X
 #define X_OFFSET 0
 #define X_E0 1
-#define X_E1 11
-#define X_E2 13
+#define X_E1 9
+#define X_E2 11
 #define X_C 12
 #define X_BASE0 0
-#define X_BASE1 0
-#define X_BASE2 0
+#define X_BASE1 -1
+#define X_BASE2 -1
+#define X_PLANAR 1 /* x in place: [n][c][X_E0][X_E1][X_E2], X_BASE = -padding */
+#define X_ELEM uint16_t
+#define LOAD_X cg_ld_f16 /* scalar x load as f32 */
+#define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
+#define X_CH 99       /* elements between consecutive channels of x */
+#define X_GROUP 1188 /* elements between the groups' first channels */
 #define DY_BUF CG_BUF_WORKSPACE
-#define DY_OFFSET 13760
+#define DY_OFFSET 0
 #define DY_E0 1
 #define DY_E1 9
 #define DY_E2 11
@@ -51,8 +59,8 @@
 #define SPLITS 1
 #define ROWS 18
 #define WITH_BIAS 1
-#define PARTIAL_OFFSET 29632
-#define BIAS_OFFSET 43456
+#define PARTIAL_OFFSET 15872
+#define BIAS_OFFSET 29696
 #define MR 12
 #define ROW_BLOCK 18
 #define NV 2
@@ -76,16 +84,35 @@ static inline __attribute__((always_inline)) const float *dy_row_of(const float 
                     DY_C;
 }
 
-static inline __attribute__((always_inline)) const float *x_row_of(const float *x, int64_t r,
-                                                                   int j0, int j1, int j2) {
+/* Where tap (j0, j1, j2) of row r reads x (channel 0 of the group at output column 0); NULL
+ * when that x row is padding (only X_PLANAR: the view has its padding in memory). */
+static inline __attribute__((always_inline)) const X_ELEM *x_row_of(const X_ELEM *x, int64_t r,
+                                                                    int j0, int j1, int j2) {
     const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
-    return x + (((n * X_E0 + X_BASE0 + STRIDE0 * o0 + DIL0 * j0) * X_E1 + X_BASE1 + STRIDE1 * o1 +
-                 DIL1 * j1) * X_E2 + X_BASE2 + DIL2 * j2) * X_C;
+    const int64_t i0 = X_BASE0 + STRIDE0 * o0 + DIL0 * j0, i1 = X_BASE1 + STRIDE1 * o1 + DIL1 * j1;
+    if (X_PLANAR) {
+        if (i0 < 0 || i0 >= X_E0 || i1 < 0 || i1 >= X_E1) return NULL;
+        return x + ((n * X_C * X_E0 + i0) * X_E1 + i1) * X_E2 + X_BASE2 + DIL2 * j2;
+    }
+    return x + (((n * X_E0 + i0) * X_E1 + i1) * X_E2 + X_BASE2 + DIL2 * j2) * X_C;
+}
+
+/* Output columns [first, end) whose tap-j2 x column lies inside x (all of them in a view). */
+static inline int64_t first_column(int j2) {
+    const int64_t col = X_BASE2 + DIL2 * j2; /* x column of output column 0 */
+    return !X_PLANAR || col >= 0 ? 0 : (-col + STRIDE2 - 1) / STRIDE2;
+}
+static inline int64_t end_column(int j2) {
+    const int64_t col = X_BASE2 + DIL2 * j2;
+    if (!X_PLANAR) return OUT2;
+    if (col >= X_E2) return 0;
+    const int64_t end = (X_E2 - 1 - col) / STRIDE2 + 1;
+    return end < OUT2 ? end : OUT2;
 }
 
 /* acc[mr][nv] += x[pixel][ci .. ci+mr) (x) dy[pixel][block] over every pixel of rows
  * [r0, r1), for tap (j0, j1, j2). */
-static inline __attribute__((always_inline)) void tile(const float *restrict x,
+static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
                                                        const float *restrict dy, int64_t r0,
                                                        int64_t r1, int j0, int j1, int j2,
                                                        int ci, float *restrict part,
@@ -96,10 +123,13 @@ static inline __attribute__((always_inline)) void tile(const float *restrict x,
     for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
         for (int v = 0; v < nv; v++) acc[m][v] = cg_vload(part + m * COUT_PAD + v * CG_VLEN);
+    const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const float *dy_row = dy_row_of(dy, r);
-        const float *x_row = x_row_of(x, r, j0, j1, j2) + ci;
-        for (int o2 = 0; o2 < OUT2; o2++) {
+        const X_ELEM *x_row = x_row_of(x, r, j0, j1, j2);
+        if (!x_row) continue;
+        x_row += ci * X_CH;
+        for (int64_t o2 = o2_first; o2 < o2_end; o2++) {
             cg_vec d[NV];
 #pragma clang loop unroll(full)
             for (int v = 0; v < nv; v++)
@@ -107,7 +137,7 @@ static inline __attribute__((always_inline)) void tile(const float *restrict x,
                                   v < nv - 1 || lanes == CG_VLEN, lanes);
 #pragma clang loop unroll(full)
             for (int m = 0; m < mr; m++) {
-                cg_vec b = cg_vbcast(x_row[(int64_t)o2 * STRIDE2 * X_C + m]);
+                cg_vec b = cg_vbcast(LOAD_X(x_row, o2 * X_PIX + m * X_CH));
 #pragma clang loop unroll(full)
                 for (int v = 0; v < nv; v++) acc[m][v] = cg_vfma(b, d[v], acc[m][v]);
             }
@@ -137,7 +167,7 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
     for (int v = 0; v < nv; v++) cg_vstore(part + v * CG_VLEN, acc[v]);
 }
 
-static inline __attribute__((always_inline)) void block(const float *x, const float *dy,
+static inline __attribute__((always_inline)) void block(const X_ELEM *x, const float *dy,
                                                         int64_t row_begin, int64_t row_end,
                                                         float *part, float *bias_part,
                                                         const int nv, const int lanes) {
@@ -159,8 +189,8 @@ static inline __attribute__((always_inline)) void block(const float *x, const fl
     }
 }
 
-void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u9b52773b__avx512(const cg_kernel_params *params, void *const *buffers) {
-    const float *x = (const float *)((const char *)buffers[X_BUF] + X_OFFSET);
+void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_ue1f9befe__avx512(const cg_kernel_params *params, void *const *buffers) {
+    const X_ELEM *x = (const X_ELEM *)((const char *)buffers[X_BUF] + X_OFFSET);
     const float *dy = (const float *)((const char *)buffers[DY_BUF] + DY_OFFSET);
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
@@ -171,7 +201,7 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u9b52773b__avx512(const cg_kernel_params 
         for (int64_t t = 0; t < TAPS * CIN; t++) memset(part + t * COUT_PAD, 0, sizeof(float) * NR);
         if (WITH_BIAS) memset(bias_part, 0, sizeof(float) * NR);
         const int64_t row_begin = s * ROWS / SPLITS, row_end = (s + 1) * ROWS / SPLITS;
-        const float *xg = x + g * CIN;
+        const X_ELEM *xg = x + g * X_GROUP;
         const float *dyg = dy + g * COUT + b * NR;
         if (b < BLOCKS - 1)
             block(xg, dyg, row_begin, row_end, part, bias_part, NV, CG_VLEN);

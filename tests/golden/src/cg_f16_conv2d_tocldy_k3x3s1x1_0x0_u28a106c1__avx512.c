@@ -2,8 +2,8 @@
  * template: templates/cpu/to_cl_transpose.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 1 of 4, to_cl, phase -1, tile 0x0, 2 work items,
- *           isa avx512, workspace 43584 bytes
+ * plan:     step 1 of 3, to_cl, phase -1, tile 0x0, 4 work items,
+ *           isa avx512, workspace 29824 bytes
  */
 #include "cg_isa_avx512.h"
 
@@ -16,16 +16,16 @@
  * into as many scattered planes. */
 #define DST_OFFSET 0
 #define E0 1
-#define E1 11
-#define E2 13
+#define E1 9
+#define E2 11
 #define ORIGIN0 0
-#define ORIGIN1 1
-#define ORIGIN2 1
+#define ORIGIN1 0
+#define ORIGIN2 0
 #define LOGICAL0 1
 #define LOGICAL1 9
 #define LOGICAL2 11
-#define CHANNELS 12
-#define SRC_N_STRIDE 1188
+#define CHANNELS 20
+#define SRC_N_STRIDE 1980
 #define SRC_STRIDE0 99
 #define SRC_STRIDE1 11
 #define PLANE 99
@@ -55,8 +55,8 @@ static inline __attribute__((always_inline)) void turn_block(const ELEM *src, in
     else cg_transpose_block(rows, stride, dst, dst_stride);
 }
 
-void cg_f16_conv2d_toclx_k3x3s1x1_0x0_u28a106c1__avx512(const cg_kernel_params *params, void *const *buffers) {
-    const ELEM *src = (const ELEM *)buffers[CG_T_X];
+void cg_f16_conv2d_tocldy_k3x3s1x1_0x0_u28a106c1__avx512(const cg_kernel_params *params, void *const *buffers) {
+    const ELEM *src = (const ELEM *)buffers[CG_T_DY];
     float *dst = (float *)((char *)buffers[CG_BUF_WORKSPACE] + DST_OFFSET);
     /* a caller's workspace may be less aligned than the runtime's own */
     const int stream = STREAM && (uintptr_t)dst % 64 == 0;
