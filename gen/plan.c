@@ -209,6 +209,8 @@ static cg_status check_limits(const cg_problem *p, char *msg) {
     return CG_OK;
 }
 
+int cg_dw_rows_fit_stack(const cg_dims *dims) { return dims->out[2] <= 512; }
+
 cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_plan *plan,
                        char msg[CG_MSG_MAX]) {
     memset(plan, 0, sizeof *plan);
@@ -258,7 +260,13 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         cg_view_init(&x_view, p->n, p->c, dims.in, dims.pad_lo, dims.pad_hi);
         if ((status = place_input(plan, &x_view, CG_T_X, msg)) != CG_OK) return status;
     }
-    if (need_dy) {
+    /* ... and dy too when no dx shares its view: the kernel turns each block of rows into
+     * channels-last on its stack (row blocks of ~512 pixels x 64 channels: rows of at most 512
+     * pixels keep that within 256 KiB), so the tensor is read once and never written back. */
+    int dy_in_place = x_in_place && need_x && !want_dx && cg_dw_rows_fit_stack(&dims);
+    if (need_dy && dy_in_place) {
+        cg_planar_plane_view(&dy_view, CG_T_DY, p->n, p->k, dims.out);
+    } else if (need_dy) {
         cg_view_init(&dy_view, p->n, p->k, dims.out, dy_pad_lo, dy_pad_hi);
         if ((status = place_input(plan, &dy_view, CG_T_DY, msg)) != CG_OK) return status;
     }

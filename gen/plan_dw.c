@@ -55,6 +55,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     /* x left in its channels-first tensor (cg_plan_make placed no reorder): read in place */
     part->x_planar = kind == CG_STEP_DW_PARTIAL && x_view && !p->channels_last &&
                      x_view->buffer == CG_T_X;
+    part->dy_planar = kind == CG_STEP_DW_PARTIAL && !p->channels_last && dy_view->buffer == CG_T_DY;
     part->src2 = *dy_view;
     /* The partial layout [S][G][taps][cin][cout_pad] serves all three kinds: depthwise is
      * G' = 1, cin' = 1, cout' = C (lanes across channels), db alone is taps' = cin' = 1. */

@@ -36,6 +36,10 @@ cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view,
 cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                      const cg_view *dy_view, char *msg);
 
+/* Whether a dense dw's dy rows are short enough (<= 512 pixels) for the channels-last dw
+ * kernel to turn them on its stack, reading dy in place (plan.c). */
+int cg_dw_rows_fit_stack(const cg_dims *dims);
+
 /* plan_planar.c: whether the planar depthwise path serves the problem, and its steps. */
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);

@@ -153,7 +153,10 @@ static void put_weights(builder *b, cJSON *obj, const cg_step *s) {
     put_ints32(b, obj, "tap_map", s->tap_map, taps < 0 ? 0 : taps);
     put_int(b, obj, "wpack_offset", s->wpack_offset);
     put_int(b, obj, "cout_pad", s->cout_pad);
-    if (s->kind == CG_STEP_DW_PARTIAL) put_bool(b, obj, "x_planar", s->x_planar);
+    if (s->kind == CG_STEP_DW_PARTIAL) {
+        put_bool(b, obj, "x_planar", s->x_planar);
+        put_bool(b, obj, "dy_planar", s->dy_planar);
+    }
     put_int(b, obj, "mr", s->mr);
     put_int(b, obj, "nv", s->nv);
     put_int(b, obj, "vlen", s->vlen);
@@ -177,7 +180,10 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
     put_int(b, obj, "cin_g", s->cin_g);
     put_int(b, obj, "cout_g", s->cout_g);
     put_int(b, obj, "cout_pad", s->cout_pad);
-    if (s->kind == CG_STEP_DW_PARTIAL) put_bool(b, obj, "x_planar", s->x_planar);
+    if (s->kind == CG_STEP_DW_PARTIAL) {
+        put_bool(b, obj, "x_planar", s->x_planar);
+        put_bool(b, obj, "dy_planar", s->dy_planar);
+    }
     put_int(b, obj, "splits", s->splits);
     put_int(b, obj, "rows", s->rows);
     put_int(b, obj, "partial_offset", s->partial_offset);

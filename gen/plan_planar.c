@@ -48,13 +48,15 @@ static int planar_1x1_applies(const cg_problem *p, const cg_dims *dims) {
     return !(strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2));
 }
 
-/* Dense or grouped dw (db may ride along) with stride 1 or 2 along the row: both operands run
- * along the reduction, so the kernel needs no reorder at all. Rows of at least two vectors
- * (1x1 planes without padding count as one long row): shorter rows leave lanes idle, and the
- * channels-last kernel serves them better (ResNet's 7x7 and 14x14 3x3 layers). */
+/* Dense or grouped dw (db may ride along) with stride 1 or 2 along the row and rows too long
+ * for the channels-last kernel to turn dy on its stack: both operands run along the
+ * reduction, so the kernel needs no reorder at all. (With shorter rows the channels-last
+ * kernel, x and dy read in place, was as fast on S8 and 10% faster on S4: its tile loads
+ * aligned dy vectors and broadcasts x, where this one's loads all straddle lines.) Rows of at
+ * least two vectors (1x1 planes without padding count as one long row). */
 static int planar_dw_gemm_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
     if (!(p->ops & CG_OP_BWD_WEIGHT) || (p->ops & (CG_OP_FWD | CG_OP_BWD_DATA))) return 0;
-    if (dims->stride[2] > 2) return 0;
+    if (dims->stride[2] > 2 || cg_dw_rows_fit_stack(dims)) return 0;
     int64_t flat[3], out[3];
     cg_planar_flatten(dims, flat, out);
     return out[2] >= 2 * vlen;

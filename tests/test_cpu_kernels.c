@@ -199,16 +199,17 @@ static void test_winograd_overrides(void **state) {
 }
 
 /* Reorders with non-temporal stores are planned only for views over twice the L3; a target
- * that claims a 4 KiB L3 takes that path on small dw problems (channels multiples of 16, f32
- * and f16, rows with a tail block and rows shorter than a block). */
+ * that claims a 4 KiB L3 takes that path on small dx+dw problems, whose dy the dx phases read
+ * reordered (channels multiples of 16, f32 and f16, rows with a tail block and rows shorter
+ * than a block). */
 static void test_streaming_reorders(void **state) {
     (void)state;
     static const char config[] =
         "{\"problems\": ["
-        "{\"name\":\"s32\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "{\"name\":\"s32\",\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
         "\"layout\":\"NCHW\",\"n\":2,\"c\":16,\"k\":32,\"input\":[9,21],"
         "\"filter\":[3,3],\"pad\":[1,1]},"
-        "{\"name\":\"s16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "{\"name\":\"s16\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"dtype\":\"f16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":32,\"k\":16,\"input\":[8,7],\"filter\":[2,2]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);

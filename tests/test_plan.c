@@ -615,33 +615,60 @@ static void test_planar_1x1(void **state) {
     free(plan);
 }
 
-/* Dense and grouped NCHW dw with rows of at least two vectors: one planar GEMM step and its
- * REDUCE, no reorders; the tile fits the registers; 1x1 planes fold into one row; everything
- * else (short rows, channels-last, dx in the same problem, a row stride of 3) keeps the
- * channels-last reduction. */
-static void test_planar_dw_gemm(void **state) {
+/* Dense and grouped NCHW dw: rows of at most 512 pixels run the channels-last kernel with x
+ * and dy read in place (no reorder steps); longer rows one planar GEMM step and its REDUCE,
+ * whose tile fits the registers and which folds 1x1 planes into one row. A dx in the same
+ * problem keeps dy's reorder (the phases read the view); channels-last tensors and depthwise
+ * problems are untouched. */
+static void test_planar_dw(void **state) {
     (void)state;
+    static const char *const in_place[] = {
+        "bwdw-bwdb_f32_nchw_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_bf16_nchw_g3mb2ic6oc9_i7x75_o3x38_f3x3_s3x2_d1x2_pl1x2_ph1x2",
+        "bwdw-bwdb_f16_ncdhw_g1mb2ic11oc21_i3x4x5_o3x4x5_f1x1x1_s1x1x1_d1x1x1_pl0x0x0_ph0x0x0",
+    };
+    for (size_t c = 0; c < sizeof in_place / sizeof in_place[0]; c++) {
+        cg_problem raw = parse(in_place[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->step_count, 2);
+        const cg_step *s = find_kind(plan, CG_STEP_DW_PARTIAL);
+        assert_non_null(s);
+        assert_true(s->x_planar && s->dy_planar);
+        assert_int_equal(s->src.buffer, CG_T_X);
+        assert_int_equal(s->src2.buffer, CG_T_DY);
+        free(plan);
+    }
+    cg_problem with_dx = parse("bwdd-bwdw_f32_nchw_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    cg_plan *plan = plan_for(&with_dx, &base_target);
+    const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+    assert_true(part->x_planar && !part->dy_planar);
+    assert_int_equal(count_kind(plan, CG_STEP_TO_CL), 1); /* dy only */
+    free(plan);
+    cg_problem nhwc = parse("bwdw_f32_nhwc_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    plan = plan_for(&nhwc, &base_target);
+    part = find_kind(plan, CG_STEP_DW_PARTIAL);
+    assert_true(!part->x_planar && !part->dy_planar);
+    free(plan);
+
     const cg_isa_budget *budget = cg_isa_budget_of(base_target.isa);
     static const struct {
         const char *problem;
         int64_t row_in, row_out, rows;
-    } cases[] = {
-        {"bwdw-bwdb_f32_nchw_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1", 37, 37, 18},
-        {"bwdw_f32_nchw_g3mb2ic6oc9_i7x75_o3x38_f3x3_s3x2_d1x2_pl1x2_ph1x2", 75, 38, 6},
-        {"bwdw-bwdb_f32_nchw_g1mb3ic11oc13_i7x9_o7x9_f1x1_s1x1_d1x1_pl0x0_ph0x0", 63, 63, 3},
-        {"bwdw_bf16_ncdhw_g1mb2ic6oc7_i3x4x11_o3x4x11_f1x1x1_s1x1x1_d1x1x1_pl0x0x0_ph0x0x0", 132,
-         132, 2},
+    } long_rows[] = {
+        {"bwdw-bwdb_f32_nchw_g1mb1ic3oc7_i3x530_o3x530_f3x3_s1x1_d1x1_pl1x1_ph1x1", 530, 530, 3},
+        {"bwdw_f32_ncw_g1mb2ic5oc6_i1100_o550_f1_s2_d1_pl0_ph0", 1100, 550, 2},
+        {"bwdw-bwdb_bf16_nchw_g1mb1ic4oc5_i2x520_o2x520_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1040, 1040, 1},
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cg_problem raw = parse(cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
-        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_DW_GEMM), 1);
-        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), 1);
+    for (size_t c = 0; c < sizeof long_rows / sizeof long_rows[0]; c++) {
+        cg_problem raw = parse(long_rows[c].problem);
+        plan = plan_for(&raw, &base_target);
         assert_int_equal(plan->step_count, 2);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), 1);
         const cg_step *s = find_kind(plan, CG_STEP_PLANAR_DW_GEMM);
-        assert_int_equal(s->src.logical[2], cases[c].row_in);
-        assert_int_equal(s->out[2], cases[c].row_out);
-        assert_int_equal(s->rows, cases[c].rows);
+        assert_non_null(s);
+        assert_int_equal(s->src.logical[2], long_rows[c].row_in);
+        assert_int_equal(s->out[2], long_rows[c].row_out);
+        assert_int_equal(s->rows, long_rows[c].rows);
         assert_true(s->mr >= 1 && s->nv >= 1 && s->nv <= 4);
         assert_true(s->mr * s->nv + s->mr + s->stride[2] <= budget->registers);
         assert_true(s->splits >= 1 && s->splits <= s->rows);
@@ -652,19 +679,12 @@ static void test_planar_dw_gemm(void **state) {
         assert_int_equal(s->work_items, s->splits * raw.groups);
         free(plan);
     }
-    static const char *const channels_last[] = {
-        "bwdw_f32_nchw_g1mb2ic3oc7_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1",
-        "bwdw_f32_nhwc_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1",
-        "bwdd-bwdw_f32_nchw_g1mb2ic3oc7_i9x37_o9x37_f3x3_s1x1_d1x1_pl1x1_ph1x1",
-        "bwdw_f32_nchw_g1mb2ic3oc7_i9x100_o9x34_f3x3_s1x3_d1x1_pl1x1_ph1x1",
-    };
-    for (size_t c = 0; c < sizeof channels_last / sizeof channels_last[0]; c++) {
-        cg_problem raw = parse(channels_last[c]);
-        cg_plan *plan = plan_for(&raw, &base_target);
-        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_DW_GEMM), 0);
-        assert_int_equal(count_kind(plan, CG_STEP_DW_PARTIAL), 1);
-        free(plan);
-    }
+    /* a column stride of 3 keeps the reorder of dy */
+    cg_problem s3 = parse("bwdw_f32_nchw_g1mb1ic3oc7_i3x1800_o3x600_f3x3_s1x3_d1x1_pl1x1_ph1x1");
+    plan = plan_for(&s3, &base_target);
+    assert_int_equal(count_kind(plan, CG_STEP_PLANAR_DW_GEMM), 0);
+    assert_int_equal(count_kind(plan, CG_STEP_DW_PARTIAL), 1);
+    free(plan);
 }
 
 static void test_planar_strided_dx(void **state) {
@@ -1107,7 +1127,7 @@ int main(void) {
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
-        cmocka_unit_test(test_planar_dw_gemm),
+        cmocka_unit_test(test_planar_dw),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

@@ -74,14 +74,20 @@ const cgt_family cgt_families[] = {
     {"dw_reorder_tail", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":16,\"k\":32,\"input\":[5,21],\"filter\":[3,3],\"pad\":[1,1]"},
     {"dw_reorder_short", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":32,\"k\":16,\"input\":[6,7],\"filter\":[2,2],\"stride\":[1,1]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
-    /* dw straight on channels-first planes (rows of >= 2 vectors; NC... variants, and every
-     * ISA's vector width): tails of the channel and stream tiles, row taps in the padding,
-     * masked lanes at both row ends; stride 2 along rows and 3 across, groups, dilation;
-     * 1x1 planes folded into one row (3-D); 1-D with a wide filter */
-    {"dw_planar_edges", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":3,\"k\":7,\"input\":[6,37],\"filter\":[3,4],\"pad_lo\":[2,0],\"pad_hi\":[0,3]"},
-    {"dw_planar_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":6,\"k\":9,\"groups\":3,\"input\":[7,75],\"filter\":[3,3],\"stride\":[3,2],\"dilation\":[1,2],\"pad\":[1,2]"},
-    {"dw_planar_1x1_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":11,\"k\":13,\"input\":[3,4,5],\"filter\":[1,1,1]"},
-    {"dw_planar_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":5,\"k\":6,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
+    /* dense dw on channels-first tensors, read in place (NC... variants): x broadcast from
+     * its planes with rows and columns in the padding skipped, dy rows turned on the stack
+     * (ragged channel blocks, rows shorter than a transpose block); tails of the channel and
+     * stream tiles, masked row ends; stride 3 across rows, 2 along them, groups, dilation;
+     * 3-D 1x1; 1-D with a wide filter */
+    {"dw_nc_edges", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":3,\"k\":7,\"input\":[6,37],\"filter\":[3,4],\"pad_lo\":[2,0],\"pad_hi\":[0,3]"},
+    {"dw_nc_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":6,\"k\":9,\"groups\":3,\"input\":[7,75],\"filter\":[3,3],\"stride\":[3,2],\"dilation\":[1,2],\"pad\":[1,2]"},
+    {"dw_nc_1x1_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":11,\"k\":21,\"input\":[3,4,5],\"filter\":[1,1,1]"},
+    {"dw_nc_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":5,\"k\":6,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
+    /* rows over 512 pixels: the planar dw GEMM (lanes along rows, masked row ends, stride 2
+     * along rows, 1x1 planes folded into one row) */
+    {"dw_gemm_long", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":7,\"input\":[3,530],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"dw_gemm_1x1_s2", 1, "\"op\":\"bwd_weight\",\"n\":2,\"c\":5,\"k\":6,\"input\":[1100],\"filter\":[1],\"stride\":[2]"},
+    {"dw_gemm_1x1_flat", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":4,\"k\":5,\"input\":[2,520],\"filter\":[1,1]"},
     {"db_only", 2, "\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":37,\"input\":[5,7],\"filter\":[3,3]"},
     /* odd channel counts for the scalar (non-vec4) GLSL paths; a long dw split */
     {"dx_depthwise_c5", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[13],\"filter\":[3],\"stride\":[2],\"pad\":[1]"},

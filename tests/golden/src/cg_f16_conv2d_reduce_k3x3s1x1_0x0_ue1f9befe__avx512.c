@@ -2,8 +2,8 @@
  * template: templates/cpu/reduce.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 3 of 3, reduce, phase -1, tile 12x32, 9 work items,
- *           isa avx512, workspace 29824 bytes
+ * plan:     step 2 of 2, reduce, phase -1, tile 12x32, 9 work items,
+ *           isa avx512, workspace 13952 bytes
  */
 #include "cg_isa_avx512.h"
 
@@ -20,14 +20,14 @@
 #define SPLITS 1
 #define WITH_WEIGHT 1
 #define WITH_BIAS 1
-#define PARTIAL_OFFSET 15872
-#define BIAS_OFFSET 29696
+#define PARTIAL_OFFSET 0
+#define BIAS_OFFSET 13824
 #define G_STRIDE 0
 #define CO_STRIDE 108
 #define CI_STRIDE 9
 #define F_STRIDE 1
 
-void cg_f16_conv2d_reduce_k3x3s1x1_0x0_u9b52773b__avx512(const cg_kernel_params *params, void *const *buffers) {
+void cg_f16_conv2d_reduce_k3x3s1x1_0x0_ue1f9befe__avx512(const cg_kernel_params *params, void *const *buffers) {
     const char *ws = (const char *)buffers[CG_BUF_WORKSPACE];
     const float *partials = (const float *)(ws + PARTIAL_OFFSET);
     const float *bias_partials = (const float *)(ws + BIAS_OFFSET);

@@ -2,8 +2,8 @@
  * template: templates/cpu/dw_partial.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 2 of 3, dw_partial, phase -1, tile 12x32, 1 work items,
- *           isa avx512, workspace 29824 bytes
+ * plan:     step 1 of 2, dw_partial, phase -1, tile 12x32, 1 work items,
+ *           isa avx512, workspace 13952 bytes
  */
 #include "cg_isa_avx512.h"
 
@@ -31,12 +31,20 @@
 #define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
 #define X_CH 99       /* elements between consecutive channels of x */
 #define X_GROUP 1188 /* elements between the groups' first channels */
-#define DY_BUF CG_BUF_WORKSPACE
+#define DY_BUF CG_T_DY
 #define DY_OFFSET 0
 #define DY_E0 1
 #define DY_E1 9
 #define DY_E2 11
-#define DY_C 20
+#define DY_C 32
+#define DY_PLANAR 1 /* dy in place, channels-first: each row block is turned into
+                                   dy_block [row][pixel][NR] (f32, on the stack) first */
+#define DY_ELEM uint16_t
+#define LOAD_DY cg_ld_f16
+#define LOADV_DY cg_vload_f16
+#define DY_PLANE 99     /* elements of one dy channel plane */
+#define DY_N_STRIDE 1980
+#define DY_BLOCK_FLOATS 6336
 #define DY_ORIGIN0 0
 #define DY_ORIGIN1 0
 #define DY_ORIGIN2 0
@@ -59,8 +67,8 @@
 #define SPLITS 1
 #define ROWS 18
 #define WITH_BIAS 1
-#define PARTIAL_OFFSET 15872
-#define BIAS_OFFSET 29696
+#define PARTIAL_OFFSET 0
+#define BIAS_OFFSET 13824
 #define MR 12
 #define ROW_BLOCK 18
 #define NV 2
@@ -78,10 +86,47 @@ static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, c
 }
 
 /* Row r of the reduction: its dy row, and the x row that tap (j0, j1) reads. */
-static inline __attribute__((always_inline)) const float *dy_row_of(const float *dy, int64_t r) {
+/* Row r of the reduction's dy (the row block starting at r0 when DY_PLANAR). */
+static inline __attribute__((always_inline)) const float *dy_row_of(const float *dy, int64_t r,
+                                                                    int64_t r0) {
+    if (DY_PLANAR) return dy + (r - r0) * OUT2 * NR;
     const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
     return dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 + DY_ORIGIN2) *
                     DY_C;
+}
+
+/* A CG_TB x CG_TB block of dy (channel rows src_stride apart) turned into f32 [pixel][NR]:
+ * 16-bit rows are converted on the stack first (one vector conversion per row). */
+static inline __attribute__((always_inline)) void turn_block(const DY_ELEM *src, int64_t src_stride,
+                                                             float *dst) {
+    if (sizeof(DY_ELEM) == sizeof(float)) {
+        cg_transpose_block((const float *)(const void *)src, src_stride, dst, NR);
+        return;
+    }
+    float rows[CG_TB * CG_TB];
+    for (int r = 0; r < CG_TB; r++) cg_vstore(rows + r * CG_TB, LOADV_DY(src + r * src_stride));
+    cg_transpose_block(rows, CG_TB, dst, NR);
+}
+
+/* dy rows [r0, r1) of the block's channels [0, kw) -> dy_block[row][pixel][NR]: register
+ * block transposes along the row (a tail block overlapping the last), element by element for
+ * ragged channels and rows shorter than a block. The rows then stay in L1/L2 for every tile. */
+static void turn_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, int64_t kw, float *dy_block) {
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
+        const DY_ELEM *in = dy + n * DY_N_STRIDE + (o0 * OUT1 + o1) * OUT2;
+        float *row = dy_block + (r - r0) * OUT2 * NR;
+        int64_t c0 = 0;
+        for (; c0 + CG_TB <= kw && OUT2 >= CG_TB; c0 += CG_TB) {
+            int64_t x0 = 0;
+            for (; x0 + CG_TB <= OUT2; x0 += CG_TB)
+                turn_block(in + c0 * DY_PLANE + x0, DY_PLANE, row + x0 * NR + c0);
+            if (x0 < OUT2)
+                turn_block(in + c0 * DY_PLANE + OUT2 - CG_TB, DY_PLANE, row + (OUT2 - CG_TB) * NR + c0);
+        }
+        for (int64_t c = c0; c < kw; c++)
+            for (int64_t x = 0; x < OUT2; x++) row[x * NR + c] = LOAD_DY(in, c * DY_PLANE + x);
+    }
 }
 
 /* Where tap (j0, j1, j2) of row r reads x (channel 0 of the group at output column 0); NULL
@@ -125,7 +170,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
         for (int v = 0; v < nv; v++) acc[m][v] = cg_vload(part + m * COUT_PAD + v * CG_VLEN);
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
-        const float *dy_row = dy_row_of(dy, r);
+        const float *dy_row = dy_row_of(dy, r, r0);
         const X_ELEM *x_row = x_row_of(x, r, j0, j1, j2);
         if (!x_row) continue;
         x_row += ci * X_CH;
@@ -156,7 +201,7 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
 #pragma clang loop unroll(full)
     for (int v = 0; v < nv; v++) acc[v] = cg_vload(part + v * CG_VLEN);
     for (int64_t r = r0; r < r1; r++) {
-        const float *dy_row = dy_row_of(dy, r);
+        const float *dy_row = dy_row_of(dy, r, r0);
         for (int o2 = 0; o2 < OUT2; o2++)
 #pragma clang loop unroll(full)
             for (int v = 0; v < nv; v++)
@@ -167,31 +212,38 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
     for (int v = 0; v < nv; v++) cg_vstore(part + v * CG_VLEN, acc[v]);
 }
 
-static inline __attribute__((always_inline)) void block(const X_ELEM *x, const float *dy,
+/* dy: the group's and block's first channel, a channels-last view or (DY_PLANAR) the
+ * channels-first tensor, whose rows each row block turns into dy_block first. */
+static inline __attribute__((always_inline)) void block(const X_ELEM *x, const void *dy,
                                                         int64_t row_begin, int64_t row_end,
                                                         float *part, float *bias_part,
                                                         const int nv, const int lanes) {
-    (void)bias_part;
+    float dy_block[DY_BLOCK_FLOATS];
     for (int64_t r0 = row_begin; r0 < row_end; r0 += ROW_BLOCK) {
         const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
+        const float *rows = (const float *)dy;
+        if (DY_PLANAR) {
+            turn_rows((const DY_ELEM *)dy, r0, r1, (nv - 1) * CG_VLEN + lanes, dy_block);
+            rows = dy_block;
+        }
         for (int j0 = 0; j0 < TAPS0; j0++)
             for (int j1 = 0; j1 < TAPS1; j1++)
                 for (int j2 = 0; j2 < TAPS2; j2++) {
                     float *tap_part = part + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * CIN * COUT_PAD;
                     int ci = 0;
                     for (; ci + MR <= CIN; ci += MR)
-                        tile(x, dy, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes);
+                        tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes);
                     if (CIN_TAIL)
-                        tile(x, dy, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, CIN_TAIL, nv,
+                        tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, CIN_TAIL, nv,
                              lanes);
                 }
-        if (WITH_BIAS) bias_rows(dy, r0, r1, bias_part, nv, lanes);
+        if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes);
     }
 }
 
-void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_ue1f9befe__avx512(const cg_kernel_params *params, void *const *buffers) {
+void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params *params, void *const *buffers) {
     const X_ELEM *x = (const X_ELEM *)((const char *)buffers[X_BUF] + X_OFFSET);
-    const float *dy = (const float *)((const char *)buffers[DY_BUF] + DY_OFFSET);
+    const char *dy = (const char *)buffers[DY_BUF] + DY_OFFSET;
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t b = item % BLOCKS, g = (item / BLOCKS) % GROUPS, s = item / (BLOCKS * GROUPS);
@@ -202,7 +254,9 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_ue1f9befe__avx512(const cg_kernel_params 
         if (WITH_BIAS) memset(bias_part, 0, sizeof(float) * NR);
         const int64_t row_begin = s * ROWS / SPLITS, row_end = (s + 1) * ROWS / SPLITS;
         const X_ELEM *xg = x + g * X_GROUP;
-        const float *dyg = dy + g * COUT + b * NR;
+        const int64_t k0 = g * COUT + b * NR; /* the block's first channel */
+        const void *dyg = DY_PLANAR ? (const void *)((const DY_ELEM *)dy + k0 * DY_PLANE)
+                                    : (const void *)((const float *)dy + k0);
         if (b < BLOCKS - 1)
             block(xg, dyg, row_begin, row_end, part, bias_part, NV, CG_VLEN);
         else
