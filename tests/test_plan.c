@@ -723,10 +723,10 @@ static const struct split_case {
     int threads;
     int64_t splits;
 } split_cases[] = {
-    /* IREE's shape: 1 tile, want 8 (2 threads) or 64 (16 threads); no cap binds */
-    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 8},
-    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 64},
-    /* K = C = 1024: 16 tiles cover 8 items; with 16 threads the 36 MiB partial caps S at 1 */
+    /* IREE's shape: 1 tile, want 16 (2 threads) or 128 (16 threads); no cap binds */
+    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 16},
+    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 128},
+    /* K = C = 1024: 16 tiles cover 16 items; with 16 threads the 36 MiB partial caps S at 1 */
     {"bwdw_f32_nchw_g1mb16ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
     {"bwdw_f32_nchw_g1mb16ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 1},
     /* N = 1, tiny: 4 pixels in all, no split */
@@ -742,10 +742,10 @@ static const struct split_case {
     /* depthwise, channels-first f32, stride 1: planar, one tile per channel (32) */
     {"bwdw_f32_nchw_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
     /* depthwise channels-last: one tile of 32 lanes */
-    {"bwdw_f32_nhwc_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 8},
+    {"bwdw_f32_nhwc_g32mb2ic32oc32_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 16},
     /* db alone and dw + db */
-    {"bwdb_f32_nchw_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 8},
-    {"bwdw-bwdb_bf16_nhwc_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 4, 16},
+    {"bwdb_f32_nchw_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 16},
+    {"bwdw-bwdb_bf16_nhwc_g1mb4ic8oc8_i64x64_o62x62_f3x3_s1x1_d1x1_pl0x0_ph0x0", 4, 32},
     {"bwdb_f32_nchw_g1mb1ic8oc8_i16x16_o14x14_f3x3_s1x1_d1x1_pl0x0_ph0x0", 2, 1},
 };
 
