@@ -363,6 +363,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_PLANAR_DW_GEMM: return fill_planar_dw_gemm(plan, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
+        cg_values_int(v, "STREAM", s->stream);
         set_triple(v, "S", s->stride);
         return "cpu/planar_1x1.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:

@@ -71,7 +71,8 @@ typedef struct cg_step {
     int depthwise;  /* PACK_W: packed [tap][channels] for a DEPTHWISE step */
     int tensor;     /* TO_CL/FROM_CL: which problem tensor; REDUCE: CG_T_DW or CG_T_DB (both when with_bias) */
     int transpose;  /* TO_CL/FROM_CL on the CPU: channels-first, by register-block transposes */
-    int stream;     /* TO_CL transpose: non-temporal stores (view over twice the L3) */
+    int stream;     /* TO_CL transpose: non-temporal stores (view over twice the L3);
+                       PLANAR_1X1 dx: whole planes staged and streamed out (dx over the L3) */
 
     cg_view src, dst;            /* TO_CL/FROM_CL/CONV/DEPTHWISE: input and output views */
     cg_view src2;                /* DW_PARTIAL: src = x (padded), src2 = dy */

@@ -256,6 +256,18 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
         int64_t tile = (int64_t)step->nv * budget->vlen;
         step->wpack_offset = cg_ws_alloc(plan, p->groups * blocks * step->cin_g * step->mr * 4);
         step->work_items = p->n * p->groups * ((pixels + tile - 1) / tile);
+        /* A strided dx larger than the L3 (at stride 2 three quarters zeros) is written as
+         * whole planes, staged on the stack (at most 192 KiB for MR planes) and streamed out
+         * in full lines, which needs planes of whole lines. Work items are then channel
+         * blocks: an item owns its planes. */
+        const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
+        const int64_t plane_bytes = cg_prod(step->dst.logical, 3) * esize;
+        if (dx && cg_prod(step->stride, 3) > 1 && plane_bytes % 64 == 0 &&
+            step->mr * plane_bytes <= (192 << 10) &&
+            p->n * p->c * plane_bytes > plan->target.l3_bytes) {
+            step->stream = 1;
+            step->work_items = p->n * p->groups * blocks;
+        }
         cg_name_step(plan, step, dx ? "gbwdd" : "gfwd");
         if (add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }

@@ -198,10 +198,12 @@ static void test_winograd_overrides(void **state) {
     free(families);
 }
 
-/* Reorders with non-temporal stores are planned only for views over twice the L3; a target
- * that claims a 4 KiB L3 takes that path on small dx+dw problems, whose dy the dx phases read
- * reordered (channels multiples of 16, f32 and f16, rows with a tail block and rows shorter
- * than a block). */
+/* Non-temporal stores are planned only for data far larger than the L3; a target that claims
+ * a 4 KiB L3 takes those paths on small problems: reorders of dx+dw problems, whose dy the dx
+ * phases read reordered (channels multiples of 16, f32 and f16, rows with a tail block and
+ * rows shorter than a block), and strided 1x1 dx written as whole staged planes (stride 2
+ * both ways with a ragged channel block and a plane that is not a whole number of tiles, f16,
+ * and stride 2 across rows only). */
 static void test_streaming_reorders(void **state) {
     (void)state;
     static const char config[] =
@@ -210,7 +212,13 @@ static void test_streaming_reorders(void **state) {
         "\"layout\":\"NCHW\",\"n\":2,\"c\":16,\"k\":32,\"input\":[9,21],"
         "\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"s16\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"dtype\":\"f16\",\"layout\":\"NCHW\","
-        "\"n\":2,\"c\":32,\"k\":16,\"input\":[8,7],\"filter\":[2,2]}]}";
+        "\"n\":2,\"c\":32,\"k\":16,\"input\":[8,7],\"filter\":[2,2]},"
+        "{\"name\":\"p1\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":15,\"k\":24,\"input\":[20,24],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"p2\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":7,\"k\":9,\"input\":[16,16],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"p3\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":10,\"input\":[12,32],\"filter\":[1,1],\"stride\":[2,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     cg_gen_options options = {.targets = CG_TARGET_CPU,
@@ -225,6 +233,9 @@ static void test_streaming_reorders(void **state) {
     assert_int_equal(built, CG_OK);
     /* the path under test is really planned */
     snprintf(grep, sizeof grep, "grep -q 'define STREAM 1' %s/src/*tocl*__avx512.c", dir);
+    assert_int_equal(system(grep), 0);
+    snprintf(grep, sizeof grep,
+             "test $(grep -l 'define STREAM 1' %s/src/*gbwdd*.c | wc -l) -eq 9", dir);
     assert_int_equal(system(grep), 0);
     cgrt_pack *pack;
     assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
@@ -246,5 +257,8 @@ int main(void) {
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_streaming_reorders),
     };
+    /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */
+    const char *filter = getenv("CGT_FILTER");
+    if (filter && *filter) cmocka_set_test_filter(filter);
     return cmocka_run_group_tests_name("cpu_kernels", tests, setup, teardown);
 }

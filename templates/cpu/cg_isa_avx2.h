@@ -87,6 +87,13 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     }
 }
 
+/* Lanes a .. CG_VLEN-1 of v moved down to 0 .. CG_VLEN-1-a (a known only at run time); the
+ * lanes above hold v's first lanes again. One permute. */
+static inline cg_vec cg_vlanes_from(cg_vec v, int a) {
+    const __m256i index = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(a));
+    return _mm256_permutevar8x32_ps(v, _mm256_and_si256(index, _mm256_set1_epi32(7)));
+}
+
 /* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a:b. shufps picks them within 128-bit lanes
  * (a0 a2 b0 b2 | a4 a6 b4 b6); one cross-lane permute puts the halves in order. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
@@ -133,6 +140,12 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
     }
 }
 static inline void cg_stream_fence(void) { _mm_sfence(); }
+/* Copies `bytes` (a multiple of 64) to a 64-byte aligned dst with non-temporal stores. */
+static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
+    for (int64_t i = 0; i < bytes; i += 32)
+        _mm256_stream_si256((__m256i *)((char *)dst + i),
+                            _mm256_loadu_si256((const __m256i *)((const char *)src + i)));
+}
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
  * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */

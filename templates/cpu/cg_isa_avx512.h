@@ -88,6 +88,15 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     }
 }
 
+/* Lanes a .. CG_VLEN-1 of v moved down to 0 .. CG_VLEN-1-a (a known only at run time); the
+ * lanes above hold v's first lanes again. One permute. */
+static inline cg_vec cg_vlanes_from(cg_vec v, int a) {
+    return _mm512_permutexvar_ps(
+        _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(a)),
+        v);
+}
+
 /* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
  * a row read as two vectors. One two-source permute. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
@@ -147,6 +156,11 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
     }
 }
 static inline void cg_stream_fence(void) { _mm_sfence(); }
+/* Copies `bytes` (a multiple of 64) to a 64-byte aligned dst with non-temporal stores. */
+static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
+    for (int64_t i = 0; i < bytes; i += 64)
+        _mm512_stream_si512((__m512i *)((char *)dst + i), _mm512_loadu_si512((const char *)src + i));
+}
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
  * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */

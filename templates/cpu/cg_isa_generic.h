@@ -107,6 +107,14 @@ static inline cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
     return r;
 }
 
+/* Lanes a .. CG_VLEN-1 of v moved down to 0 .. CG_VLEN-1-a; the lanes above hold v's first
+ * lanes again. */
+static inline cg_vec cg_vlanes_from(cg_vec v, int a) {
+    cg_vec r;
+    for (int i = 0; i < CG_VLEN; i++) r[i] = v[(i + a) % CG_VLEN];
+    return r;
+}
+
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
@@ -124,6 +132,9 @@ static inline void cg_transpose_block_to(const float *src, int64_t src_stride, f
         for (int j = 0; j < CG_TB; j++) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 static inline void cg_stream_fence(void) {} /* portable C has no non-temporal stores */
+static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
+    memcpy(dst, src, (size_t)bytes);
+}
 
 /* Full vectors of 16-bit storage, lane by lane through the scalar conversions. */
 static inline cg_vec cg_vload_f16(const uint16_t *p) {
