@@ -87,13 +87,6 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     }
 }
 
-/* Lanes a .. CG_VLEN-1 of v moved down to 0 .. CG_VLEN-1-a (a known only at run time); the
- * lanes above hold v's first lanes again. One permute. */
-static inline cg_vec cg_vlanes_from(cg_vec v, int a) {
-    const __m256i index = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(a));
-    return _mm256_permutevar8x32_ps(v, _mm256_and_si256(index, _mm256_set1_epi32(7)));
-}
-
 /* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a:b. shufps picks them within 128-bit lanes
  * (a0 a2 b0 b2 | a4 a6 b4 b6); one cross-lane permute puts the halves in order. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {

@@ -88,15 +88,6 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     }
 }
 
-/* Lanes a .. CG_VLEN-1 of v moved down to 0 .. CG_VLEN-1-a (a known only at run time); the
- * lanes above hold v's first lanes again. One permute. */
-static inline cg_vec cg_vlanes_from(cg_vec v, int a) {
-    return _mm512_permutexvar_ps(
-        _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                         _mm512_set1_epi32(a)),
-        v);
-}
-
 /* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
  * a row read as two vectors. One two-source permute. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {

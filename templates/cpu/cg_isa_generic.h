@@ -107,14 +107,6 @@ static inline cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
     return r;
 }
 
-/* Lanes a .. CG_VLEN-1 of v moved down to 0 .. CG_VLEN-1-a; the lanes above hold v's first
- * lanes again. */
-static inline cg_vec cg_vlanes_from(cg_vec v, int a) {
-    cg_vec r;
-    for (int i = 0; i < CG_VLEN; i++) r[i] = v[(i + a) % CG_VLEN];
-    return r;
-}
-
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
