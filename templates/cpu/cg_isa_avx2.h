@@ -87,6 +87,19 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     }
 }
 
+/* Lane l of the result: lane lane[l] (0 .. 2*CG_VLEN-1) of a:b where bit l of live is set,
+ * else 0: a permute of each source, a blend on the index's high bit, a mask. */
+static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32_t live) {
+    const __m256i index = _mm256_loadu_si256((const __m256i *)lane);
+    const __m256i low = _mm256_and_si256(index, _mm256_set1_epi32(7));
+    const __m256 from_b = _mm256_castsi256_ps(_mm256_cmpgt_epi32(index, _mm256_set1_epi32(7)));
+    const __m256 picked = _mm256_blendv_ps(_mm256_permutevar8x32_ps(a, low),
+                                           _mm256_permutevar8x32_ps(b, low), from_b);
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i keep = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)live), bit), bit);
+    return _mm256_and_ps(picked, _mm256_castsi256_ps(keep));
+}
+
 /* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a:b. shufps picks them within 128-bit lanes
  * (a0 a2 b0 b2 | a4 a6 b4 b6); one cross-lane permute puts the halves in order. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
@@ -133,6 +146,8 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
     }
 }
 static inline void cg_stream_fence(void) { _mm_sfence(); }
+/* A whole vector to a 32-byte aligned p with a non-temporal store. */
+static inline void cg_vstream(float *p, cg_vec v) { _mm256_stream_ps(p, v); }
 /* Copies `bytes` (a multiple of 64) to a 64-byte aligned dst with non-temporal stores. */
 static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
     for (int64_t i = 0; i < bytes; i += 32)

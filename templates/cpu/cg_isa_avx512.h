@@ -88,6 +88,12 @@ static inline __attribute__((always_inline)) cg_vec cg_vshift(cg_vec a, cg_vec b
     }
 }
 
+/* Lane l of the result: lane lane[l] (0 .. 2*CG_VLEN-1) of a:b where bit l of live is set,
+ * else 0. One two-source permute with zero-masking. */
+static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32_t live) {
+    return _mm512_maskz_permutex2var_ps((__mmask16)live, a, _mm512_loadu_si512(lane), b);
+}
+
 /* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
  * a row read as two vectors. One two-source permute. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
@@ -147,6 +153,8 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
     }
 }
 static inline void cg_stream_fence(void) { _mm_sfence(); }
+/* A whole vector to a 64-byte aligned p with a non-temporal store. */
+static inline void cg_vstream(float *p, cg_vec v) { _mm512_stream_ps(p, v); }
 /* Copies `bytes` (a multiple of 64) to a 64-byte aligned dst with non-temporal stores. */
 static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
     for (int64_t i = 0; i < bytes; i += 64)

@@ -107,6 +107,15 @@ static inline cg_vec cg_vshift(cg_vec a, cg_vec b, int k) {
     return r;
 }
 
+/* Lane l of the result: lane lane[l] (0 .. 2*CG_VLEN-1) of a:b where bit l of live is set,
+ * else 0. */
+static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32_t live) {
+    cg_vec r;
+    for (int l = 0; l < CG_VLEN; l++)
+        r[l] = (live >> l) & 1 ? (lane[l] < CG_VLEN ? a[lane[l]] : b[lane[l] - CG_VLEN]) : 0.0f;
+    return r;
+}
+
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
@@ -124,6 +133,7 @@ static inline void cg_transpose_block_to(const float *src, int64_t src_stride, f
         for (int j = 0; j < CG_TB; j++) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 static inline void cg_stream_fence(void) {} /* portable C has no non-temporal stores */
+static inline void cg_vstream(float *p, cg_vec v) { cg_vstore(p, v); }
 static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
     memcpy(dst, src, (size_t)bytes);
 }
