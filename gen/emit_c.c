@@ -552,6 +552,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "WITH_BIAS", s->with_bias);
         cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+        cg_values_int(v, "CIN_BLOCK", CG_REDUCE_CIN_BLOCK);
         cg_step roles = *s;
         roles.role = CG_ROLE_FWD;
         weight_strides(v, p, &roles, taps);

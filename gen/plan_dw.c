@@ -36,6 +36,12 @@ int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixel
     return splits < 1 ? 1 : splits;
 }
 
+/* REDUCE items: (group, block of CG_REDUCE_CIN_BLOCK input channels), every tap and output
+ * channel inside (templates/cpu/reduce.c.in says why). */
+int64_t cg_reduce_work_items(const cg_step *reduce) {
+    return reduce->groups * ((reduce->cin_g + CG_REDUCE_CIN_BLOCK - 1) / CG_REDUCE_CIN_BLOCK);
+}
+
 cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                      const cg_view *dy_view, char *msg) {
     const cg_problem *p = &plan->problem;
@@ -115,9 +121,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     reduce->kind = CG_STEP_REDUCE;
     reduce->concurrent = 1;
     reduce->tensor = with_weight ? CG_T_DW : CG_T_DB;
-    /* One work item per (group, tap): enough parallelism for every shape with taps > 1, and a
-     * 1x1 dw reduce is small (K x C x S adds). */
-    reduce->work_items = part->groups * taps;
+    reduce->work_items = cg_reduce_work_items(reduce);
     cg_name_step(plan, reduce, "reduce");
     return CG_OK;
 }

@@ -48,7 +48,7 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
  * and the row extents of a planar dw GEMM (trailing 1x1 stride-1 dims folded into the row). */
 void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign);
 void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]);
-cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, int64_t taps, char *msg);
+cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, char *msg);
 void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]);
 /* plan_planar_dw.c: dense and grouped dw (and db) on channels-first planes. */
 cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
@@ -57,6 +57,10 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg);
+
+/* REDUCE: input channels per work item (a cache line of them), and the items (plan_dw.c). */
+#define CG_REDUCE_CIN_BLOCK 16
+int64_t cg_reduce_work_items(const cg_step *reduce);
 
 /* Split factor of a reduction over `rows` rows of `row_pixels` pixels into partial sums,
  * given `tiles` independent output tiles (plan_dw.c). */

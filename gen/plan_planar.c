@@ -329,17 +329,17 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     part->work_items = part->splits * p->c;
     cg_name_step(plan, part, part->with_weight ? "pbwdw" : "pbwdb");
 
-    return cg_planar_add_reduce(plan, part, taps, msg);
+    return cg_planar_add_reduce(plan, part, msg);
 }
 
-/* The REDUCE step after a planar partial step: one work item per (group, tap). */
-cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, int64_t taps, char *msg) {
+/* The REDUCE step after a planar partial step (items: cg_reduce_work_items). */
+cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, char *msg) {
     cg_step *reduce = add(plan, CG_STEP_REDUCE, msg);
     if (!reduce) return CG_ERR_UNSUPPORTED;
     *reduce = *part;
     reduce->kind = CG_STEP_REDUCE;
     reduce->tensor = part->with_weight ? CG_T_DW : CG_T_DB;
-    reduce->work_items = part->groups * taps;
+    reduce->work_items = cg_reduce_work_items(reduce);
     cg_name_step(plan, reduce, "reduce");
     return CG_OK;
 }
