@@ -390,10 +390,11 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             set_list(v, "OFF1", &zero, 1);
             set_list(v, "OFF2", &zero, 1);
             cg_values_int(v, "FAST_LO", 0);
-            cg_values_int(v, "FAST_END", s->src.logical[2]);
+            cg_values_int(v, "FAST_END", s->stride[2] * s->out[2]); /* only dy limits */
             cg_values_int(v, "MAX_OFF1", 0);
         }
         cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+        set_triple(v, "S", s->stride);
         cg_values_int(v, "SPLITS", s->splits);
         cg_values_int(v, "ROWS", s->rows);
         cg_values_int(v, "WITH_WEIGHT", s->with_weight);
@@ -425,6 +426,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CIN", s->cin_g);
         cg_values_int(v, "COUT", s->cout_g);
         cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
+        cg_values_int(v, "BLOCKS_PER_ITEM", cg_pack_blocks_per_item(s));
         cg_values_int(v, "TAPS", taps);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         weight_strides(v, p, s, problem_taps);

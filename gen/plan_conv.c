@@ -106,9 +106,21 @@ static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
     *pack = *conv;
     pack->kind = CG_STEP_PACK_W;
     pack->concurrent = 1;
-    pack->work_items = conv->depthwise ? blocks : conv->groups * blocks;
+    pack->work_items = cg_pack_work_items(pack);
     cg_name_step(plan, pack, conv->phase_id >= 0 ? "packwd" : "packw");
     return CG_OK;
+}
+
+/* PACK_W: blocks of output channels per work item, enough to fill a cache line of w (16
+ * floats), and the work items (templates/cpu/pack_w.c.in says why). */
+int64_t cg_pack_blocks_per_item(const cg_step *pack) {
+    int64_t nr = (int64_t)pack->nv * pack->vlen;
+    return nr >= 16 ? 1 : (16 + nr - 1) / nr;
+}
+
+int64_t cg_pack_work_items(const cg_step *pack) {
+    int64_t per_item = cg_pack_blocks_per_item(pack);
+    return (pack->depthwise ? 1 : pack->groups) * ((block_count(pack) + per_item - 1) / per_item);
 }
 
 static void init_conv(const cg_plan *plan, cg_step *step, const cg_view *src, const cg_view *dst,

@@ -58,6 +58,10 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg);
 
+/* PACK_W: output-channel blocks per work item and the items (plan_conv.c). */
+int64_t cg_pack_blocks_per_item(const cg_step *pack);
+int64_t cg_pack_work_items(const cg_step *pack);
+
 /* REDUCE: input channels per work item (a cache line of them), and the items (plan_dw.c). */
 #define CG_REDUCE_CIN_BLOCK 16
 int64_t cg_reduce_work_items(const cg_step *reduce);

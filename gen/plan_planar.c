@@ -89,9 +89,12 @@ int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
         return 1;
     if (!is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
     if (!is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
-    for (int i = 0; i < 3; i++)
-        if (dims->stride[i] != 1) return 0;
-    return 1;
+    /* Depthwise: stride 1, or a dw/db alone with any stride across rows and 1 or 2 along them
+     * (strided fwd and dx have no planar depthwise kernel; MobileNet's stride-2 dw spent 70%
+     * of its time in the reorders into channels-last). */
+    int strided = 0;
+    for (int i = 0; i < 3; i++) strided |= dims->stride[i] != 1;
+    return !strided || (!(p->ops & (CG_OP_FWD | CG_OP_BWD_DATA)) && dims->stride[2] <= 2);
 }
 
 /* Fills tap offsets: sign +1 reads x at p - pl + d*f (fwd, dw), -1 reads dy at p + pl - d*f. */
@@ -146,14 +149,13 @@ static cg_step *add_planar_gemm(cg_plan *plan, const cg_dims *dims, cg_step_kind
 
 /* The PACK_W step that packs a planar conv step's weights [g][block][tap][cin][MR]. */
 static cg_status add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg) {
-    const cg_problem *p = &plan->problem;
     cg_step *pack = add(plan, CG_STEP_PACK_W, msg);
     if (!pack) return CG_ERR_UNSUPPORTED;
     *pack = *conv;
     pack->kind = CG_STEP_PACK_W;
     pack->nv = conv->mr; /* packed block width nr = nv * vlen = MR channels */
     pack->vlen = 1;
-    pack->work_items = p->groups * ((conv->cout_g + conv->mr - 1) / conv->mr);
+    pack->work_items = cg_pack_work_items(pack);
     cg_name_step(plan, pack, conv->role == CG_ROLE_BWD_DATA ? "packwd" : "packw");
     return CG_OK;
 }
@@ -314,7 +316,10 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     part->cin_g = 1;
     part->cout_g = p->c;
     part->cout_pad = p->c; /* lanes run along rows: partials need no channel padding */
-    for (int i = 0; i < 3; i++) part->out[i] = dims->out[i];
+    for (int i = 0; i < 3; i++) {
+        part->out[i] = dims->out[i];
+        part->stride[i] = dims->stride[i];
+    }
     part->rows = p->n * dims->out[0] * dims->out[1];
     int64_t taps = part->with_weight ? dims->taps : 1;
     int64_t split_bytes = (part->with_weight ? taps * p->c : 0) + (part->with_bias ? p->c : 0);

@@ -47,6 +47,9 @@ const cgt_family cgt_families[] = {
     {"dw_gaps", 1, "\"op\":\"bwd_weight\",\"n\":2,\"c\":5,\"k\":6,\"input\":[23],\"filter\":[2],\"stride\":[5]"},
     {"dw_groups_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":8,\"k\":12,\"groups\":4,\"input\":[8,7],\"filter\":[3,2],\"stride\":[1,2],\"pad\":[1,0]"},
     {"dw_depthwise_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
+    /* depthwise dw with strides across and along rows (planar on NC..., S2 = 2 by pairs of
+     * loads), dilation along the row */
+    {"dw_depthwise_s3x2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":4,\"k\":4,\"groups\":4,\"input\":[11,37],\"filter\":[3,3],\"stride\":[3,2],\"dilation\":[1,2],\"pad\":[1,2]"},
     {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
     {"dw_dil_asym", 2, "\"op\":\"bwd_weight\",\"n\":1,\"c\":6,\"k\":7,\"input\":[10,9],\"filter\":[3,3],\"dilation\":[2,3],\"pad_lo\":[3,0],\"pad_hi\":[0,2]"},
     {"dw_dx_planar_s1", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[5,200],\"filter\":[3,3],\"pad\":[1,1]"},
