@@ -288,6 +288,15 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     return "cpu/wino_conv.c.in";
 }
 
+/* What every split reduction kernel and its reduce share: the split count, the partial
+ * buffers in the workspace, and whether db rides along. */
+static void set_split_partials(cg_template_values *v, const cg_step *s) {
+    cg_values_int(v, "SPLITS", s->splits);
+    cg_values_int(v, "WITH_BIAS", s->with_bias);
+    cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+    cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+}
+
 /* The planar dw GEMM: row taps (distinct (off0, off1) pairs) and each tap's column offset;
  * the vectors of a row where every stream's lanes lie inside its x row; and the zero row a
  * stream reads where its x row is padding (long enough for every load of a row). */
@@ -338,12 +347,9 @@ static const char *fill_planar_dw_gemm(const cg_plan *plan, const cg_step *s,
     set_list(v, "TAP_OFF2", off2, (int)taps);
     cg_values_int(v, "MR", s->mr);
     cg_values_int(v, "NT", s->nv);
-    cg_values_int(v, "SPLITS", s->splits);
+    set_split_partials(v, s);
     cg_values_int(v, "ROWS", s->rows);
     cg_values_int(v, "ROW_CHUNK", s->row_block);
-    cg_values_int(v, "WITH_BIAS", s->with_bias);
-    cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
-    cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
     cg_values_int(v, "LEFT_V", left);
     cg_values_int(v, "RIGHT_V", right);
     cg_values_int(v, "ZERO_PAD", zero_pad);
@@ -395,12 +401,15 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         }
         cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
         set_triple(v, "S", s->stride);
-        cg_values_int(v, "SPLITS", s->splits);
+        cg_values_int(v, "COL_PERIOD", s->col_period);
+        const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+        cg_values_int(v, "MASK_CYCLE", s->col_period > 0 ? s->col_period / cg_gcd(s->col_period, vlen) : 1);
+        int64_t col_offset[CG_MAX_TAPS] = {0}, taps = s->with_weight ? cg_prod(s->taps, 3) : 1;
+        for (int64_t t = 0; t < taps && s->with_weight; t++) col_offset[t] = s->col_offset[t];
+        set_list(v, "COL_OFF", col_offset, (int)taps);
+        set_split_partials(v, s);
         cg_values_int(v, "ROWS", s->rows);
         cg_values_int(v, "WITH_WEIGHT", s->with_weight);
-        cg_values_int(v, "WITH_BIAS", s->with_bias);
-        cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
-        cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
         return "cpu/planar_dw_partial.c.in";
     }
     case CG_STEP_CONV:
@@ -549,11 +558,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "COUT", s->cout_g);
         cg_values_int(v, "COUT_PAD", s->cout_pad);
         cg_values_int(v, "TAPS", taps);
-        cg_values_int(v, "SPLITS", s->splits);
+        set_split_partials(v, s);
         cg_values_int(v, "WITH_WEIGHT", s->with_weight);
-        cg_values_int(v, "WITH_BIAS", s->with_bias);
-        cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
-        cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
         cg_values_int(v, "CIN_BLOCK", CG_REDUCE_CIN_BLOCK);
         cg_step roles = *s;
         roles.role = CG_ROLE_FWD;

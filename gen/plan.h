@@ -101,6 +101,9 @@ typedef struct cg_step {
     int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
     int x_planar;             /* DW_PARTIAL: x read in place from its NC... planes (src) */
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
+    int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
+                                 many columns; col_offset[t]: tap t's column offset */
+    int32_t col_offset[CG_MAX_TAPS];
     int with_weight, with_bias;
     int64_t stride[3], dilation[3], pad_lo[3], out[3], filter[3];
 

@@ -81,6 +81,17 @@ void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]) {
     }
 }
 
+/* A strided depthwise dx alone runs on the dense planar kernel as C groups of one channel
+ * (tile: 1 channel x NV row vectors per phase), which does the stride phases in registers,
+ * instead of four phase kernels on channels-last copies (MobileNet's stride-2 depthwise dx
+ * spent most of its time in the reorders). */
+static int strided_depthwise_dx(const cg_problem *p, const cg_dims *dims, int vlen) {
+    if (p->ops != CG_OP_BWD_DATA) return 0;
+    cg_problem dense = *p;
+    dense.groups = p->c; /* the same problem, seen by the dense kernel's checks */
+    return planar_dense_applies(&dense, dims, vlen);
+}
+
 /* Every planar kernel reads and writes any storage dtype (16-bit converted in registers). */
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
@@ -94,7 +105,9 @@ int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
      * of its time in the reorders into channels-last). */
     int strided = 0;
     for (int i = 0; i < 3; i++) strided |= dims->stride[i] != 1;
-    return !strided || (!(p->ops & (CG_OP_FWD | CG_OP_BWD_DATA)) && dims->stride[2] <= 2);
+    if (!strided) return 1;
+    if (!(p->ops & (CG_OP_FWD | CG_OP_BWD_DATA))) return dims->stride[2] <= 2;
+    return strided_depthwise_dx(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
 }
 
 /* Fills tap offsets: sign +1 reads x at p - pl + d*f (fwd, dw), -1 reads dy at p + pl - d*f. */
@@ -276,13 +289,16 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
     return CG_OK;
 }
 
+static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims *dims);
+
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const unsigned ops = p->ops;
     if (!is_depthwise(p) && (ops & CG_OP_BWD_WEIGHT)) return cg_plan_planar_dw_gemm(plan, dims, msg);
-    if (!is_depthwise(p))
-        return planar_1x1_applies(p, dims) ? plan_planar_1x1(plan, dims, msg)
-                                           : plan_planar_dense(plan, dims, msg);
+    int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
+    if (!is_depthwise(p) || (strided && ops == CG_OP_BWD_DATA))
+        return planar_1x1_applies(p, dims) && !is_depthwise(p) ? plan_planar_1x1(plan, dims, msg)
+                                                                : plan_planar_dense(plan, dims, msg);
     if (ops & (CG_OP_FWD | CG_OP_BWD_DATA)) {
         for (int pass = 0; pass < 2; pass++) {
             int dx = pass == 1;
@@ -312,21 +328,22 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     cg_planar_plane_view(&part->src, CG_T_X, p->n, p->c, dims->in);
     cg_planar_plane_view(&part->src2, CG_T_DY, p->n, p->c, dims->out);
     if (part->with_weight) cg_planar_fill_taps(part, dims, 1);
+    if (part->with_weight) flatten_short_rows(plan, part, dims);
     part->groups = 1;
     part->cin_g = 1;
     part->cout_g = p->c;
     part->cout_pad = p->c; /* lanes run along rows: partials need no channel padding */
     for (int i = 0; i < 3; i++) {
-        part->out[i] = dims->out[i];
+        part->out[i] = part->src2.logical[i]; /* flattened or not */
         part->stride[i] = dims->stride[i];
     }
-    part->rows = p->n * dims->out[0] * dims->out[1];
+    part->rows = p->n * part->out[0] * part->out[1];
     int64_t taps = part->with_weight ? dims->taps : 1;
     int64_t split_bytes = (part->with_weight ? taps * p->c : 0) + (part->with_bias ? p->c : 0);
     part->splits = plan->target.force_splits > 0
                        ? (plan->target.force_splits < part->rows ? plan->target.force_splits
                                                                  : part->rows)
-                       : cg_split_factor(&plan->target, part->rows, dims->out[2], p->c,
+                       : cg_split_factor(&plan->target, part->rows, part->out[2], p->c,
                                          split_bytes * 4);
     plan->dw_splits = part->splits;
     if (part->with_weight) part->partial_offset = cg_ws_alloc(plan, part->splits * taps * p->c * 4);
@@ -335,6 +352,30 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     cg_name_step(plan, part, part->with_weight ? "pbwdw" : "pbwdb");
 
     return cg_planar_add_reduce(plan, part, msg);
+}
+
+/* A stride-1 depthwise dw whose rows are shorter than two vectors (MobileNet's 28x28 to 7x7
+ * planes, "same" padding so x and dy rows are equally long) runs on whole flattened planes:
+ * tap (f1, f2) reads x at the flat position p + off1*W + off2, and a lane whose column would
+ * leave its row is masked (col_offset keeps off2). Rows of 7 in vectors of 16 used 44% of the
+ * lanes and paid the row setup and both edge vectors every 7 pixels. */
+static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims *dims) {
+    const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    for (int i = 0; i < 3; i++)
+        if (dims->stride[i] != 1) return;
+    if (dims->out[2] >= 2 * vlen || dims->in[2] != dims->out[2] || dims->out[1] < 2) return;
+    const int64_t width = dims->in[2];
+    int64_t taps = cg_prod(part->taps, 3);
+    for (int64_t t = 0; t < taps; t++) {
+        part->col_offset[t] = part->tap_offset[t][2];
+        part->tap_offset[t][2] = (int32_t)(part->tap_offset[t][1] * width + part->tap_offset[t][2]);
+        part->tap_offset[t][1] = 0;
+    }
+    part->col_period = width;
+    int64_t in[3] = {dims->in[0], 1, dims->in[1] * width};
+    int64_t out[3] = {dims->out[0], 1, dims->out[1] * width};
+    cg_planar_plane_view(&part->src, CG_T_X, plan->problem.n, plan->problem.c, in);
+    cg_planar_plane_view(&part->src2, CG_T_DY, plan->problem.n, plan->problem.c, out);
 }
 
 /* The REDUCE step after a planar partial step (items: cg_reduce_work_items). */

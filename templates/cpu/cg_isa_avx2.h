@@ -100,6 +100,13 @@ static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32
     return _mm256_and_ps(picked, _mm256_castsi256_ps(keep));
 }
 
+/* Lane l of v where bit l of mask is set, else 0. */
+static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i keep = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)mask), bit), bit);
+    return _mm256_and_ps(v, _mm256_castsi256_ps(keep));
+}
+
 /* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a:b. shufps picks them within 128-bit lanes
  * (a0 a2 b0 b2 | a4 a6 b4 b6); one cross-lane permute puts the halves in order. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {

@@ -94,6 +94,11 @@ static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32
     return _mm512_maskz_permutex2var_ps((__mmask16)live, a, _mm512_loadu_si512(lane), b);
 }
 
+/* Lane l of v where bit l of mask is set, else 0. */
+static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
+    return _mm512_maskz_mov_ps((__mmask16)mask, v);
+}
+
 /* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
  * a row read as two vectors. One two-source permute. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {

@@ -116,6 +116,13 @@ static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32
     return r;
 }
 
+/* Lane l of v where bit l of mask is set, else 0. */
+static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
+    for (int l = 0; l < CG_VLEN; l++)
+        if (!((mask >> l) & 1)) v[l] = 0.0f;
+    return v;
+}
+
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 

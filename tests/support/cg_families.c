@@ -50,6 +50,12 @@ const cgt_family cgt_families[] = {
     /* depthwise dw with strides across and along rows (planar on NC..., S2 = 2 by pairs of
      * loads), dilation along the row */
     {"dw_depthwise_s3x2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":4,\"k\":4,\"groups\":4,\"input\":[11,37],\"filter\":[3,3],\"stride\":[3,2],\"dilation\":[1,2],\"pad\":[1,2]"},
+    /* depthwise dw on short rows (NC...): whole planes flattened into one row, lanes whose
+     * column leaves its row masked; with bias; asymmetric padding with an even filter */
+    {"dw_depthwise_flat", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":6,\"k\":6,\"groups\":6,\"input\":[7,7],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"dw_depthwise_flat_asym", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[12,12],\"filter\":[2,3],\"pad_lo\":[1,1],\"pad_hi\":[0,1]"},
+    /* strided depthwise dx (NC...): the dense planar kernel with one channel per group */
+    {"dx_depthwise_s2_planar", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,40],\"filter\":[3,3],\"stride\":[3,2],\"pad\":[1,1]"},
     {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
     {"dw_dil_asym", 2, "\"op\":\"bwd_weight\",\"n\":1,\"c\":6,\"k\":7,\"input\":[10,9],\"filter\":[3,3],\"dilation\":[2,3],\"pad_lo\":[3,0],\"pad_hi\":[0,2]"},
     {"dw_dx_planar_s1", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[5,200],\"filter\":[3,3],\"pad\":[1,1]"},
