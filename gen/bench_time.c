@@ -8,10 +8,10 @@
 
 #include "cg_dtype.h"
 
-static double now_ms(void) {
+double cg_bench_now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int compare_doubles(const void *a, const void *b) {
@@ -19,8 +19,12 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t seed) {
-    uint32_t state = seed * 2654435761u + 1u;
+double cg_bench_median(double *values, int count) {
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+void cg_bench_fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t state) {
     for (int64_t i = 0; i < count; i++) {
         state = state * 1664525u + 1013904223u;
         float value = (float)(state >> 8) / 16777216.0f * 2.0f - 1.0f;
@@ -40,7 +44,8 @@ cg_status cg_bench_tensors_alloc(const cg_problem *p, cg_bench_tensors *t, char 
             return CG_ERR_NOMEM;
         }
         if (cg_problem_reads(p, (cg_tensor)i))
-            fill_random(t->tensors[i], count, p->dtype, (uint32_t)i + 1);
+            cg_bench_fill_random(t->tensors[i], count, p->dtype,
+                                 ((uint32_t)i + 1) * 2654435761u + 1u);
     }
     return CG_OK;
 }
@@ -77,20 +82,18 @@ cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int thr
     double total = 0;
     int runs = 0;
     while (status == CG_OK && (runs < reps || total < min_ms) && runs < CAPACITY) {
-        double start = now_ms();
+        double start = cg_bench_now_s();
         status = cgrt_run(exe, t->tensors, t->workspace, threads, msg);
         double device = cgrt_last_device_ms(exe);
-        double elapsed = device >= 0 ? device : now_ms() - start;
+        double elapsed = device >= 0 ? device : 1e3 * (cg_bench_now_s() - start);
         times[runs++] = elapsed;
         total += elapsed;
     }
     if (status == CG_OK) {
-        qsort(times, (size_t)runs, sizeof *times, compare_doubles);
+        result->median_ms = cg_bench_median(times, runs);
         result->runs = runs;
         result->min_ms = times[0];
         result->max_ms = times[runs - 1];
-        result->median_ms =
-            runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
     }
     free(times);
     return status;

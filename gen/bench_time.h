@@ -3,6 +3,7 @@
 #ifndef CG_BENCH_TIME_H
 #define CG_BENCH_TIME_H
 
+#include "cg_problem.h"
 #include "convgrad.h"
 
 typedef struct cg_bench_result {
@@ -33,6 +34,16 @@ void cg_bench_tensors_free(cg_bench_tensors *t);
 cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads,
                         int64_t reps, double min_ms, cg_bench_result *result,
                         char msg[CG_MSG_MAX]);
+
+/* Seconds on the monotonic clock (for intervals). */
+double cg_bench_now_s(void);
+
+/* Median of `count` > 0 values (sorted in place); the mean of the middle two for even counts. */
+double cg_bench_median(double *values, int count);
+
+/* Fills `count` elements with deterministic values in [-1, 1) from a linear congruential
+ * generator started at `state` (callers mix their own seed into it). */
+void cg_bench_fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t state);
 
 /* Useful GFLOP of one run: 2*N*K*(C/G)*prod(out)*prod(filter) per convolution op (db adds
  * none). */

@@ -98,22 +98,6 @@ typedef struct tune_run {
     int lock; /* descriptor holding the work directory's lock, or -1 */
 } tune_run;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double median(double *values, int count) {
-    for (int i = 1; i < count; i++) /* insertion sort: a handful of values */
-        for (int j = i; j > 0 && values[j] < values[j - 1]; j--) {
-            double swap = values[j];
-            values[j] = values[j - 1];
-            values[j - 1] = swap;
-        }
-    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
-}
-
 static void describe(const cand *c, char *out, size_t cap) {
     cg_plan_overrides_format(&c->c.overrides, out, cap);
 }
@@ -177,7 +161,7 @@ static int verify(tune_run *r, const cgrt_executable *exe, char why[CG_MSG_MAX])
  * nothing can be tuned without it). */
 static cg_status measure(tune_run *r, int index, char msg[CG_MSG_MAX]) {
     cand *c = &r->cands[index];
-    double begin = now_s();
+    double begin = cg_bench_now_s();
     char what[96], why[CG_MSG_MAX];
     describe(c, what, sizeof what);
     r->in_pack[r->in_pack_count++] = index;
@@ -188,7 +172,7 @@ static cg_status measure(tune_run *r, int index, char msg[CG_MSG_MAX]) {
         r->in_pack_count--;
         status = build(r, msg); /* back to the candidates that built */
         r->tried++;
-        r->spent_s += now_s() - begin;
+        r->spent_s += cg_bench_now_s() - begin;
         return status;
     }
     if (status != CG_OK) return status;
@@ -197,15 +181,15 @@ static cg_status measure(tune_run *r, int index, char msg[CG_MSG_MAX]) {
     status = open_candidate(r, index, &pack, &exe, msg);
     int correct = status == CG_OK && verify(r, exe, why);
     cg_bench_result result = {0};
-    double timing = now_s();
+    double timing = cg_bench_now_s();
     if (correct)
         status = cg_bench_time(exe, &r->t, r->o->target.threads, r->o->reps,
                                (double)r->o->min_ms, &result, msg);
-    c->time_cost_s = now_s() - timing;
+    c->time_cost_s = cg_bench_now_s() - timing;
     cgrt_executable_destroy(exe);
     cgrt_pack_close(pack);
     r->tried++;
-    r->spent_s += now_s() - begin;
+    r->spent_s += cg_bench_now_s() - begin;
     if (status != CG_OK) return status;
     if (!correct) {
         if (index == 0) {
@@ -235,7 +219,7 @@ static int budget_allows(const tune_run *r) {
     double per_candidate = r->spent_s / measured;
     int finalists = ok + 1 < FINALISTS ? ok + 1 : FINALISTS;
     double rounds = finalists * ROUNDS * (ok ? time_cost / ok : 0);
-    return now_s() - r->start + per_candidate + rounds <= r->o->budget_s;
+    return cg_bench_now_s() - r->start + per_candidate + rounds <= r->o->budget_s;
 }
 
 /* Indices of the correct candidates by their first time, fastest first. */
@@ -303,7 +287,7 @@ static cg_status confirm(tune_run *r, char msg[CG_MSG_MAX]) {
     }
     for (int round = 0; round < ROUNDS && count > 1 && status == CG_OK; round++) {
         /* Round 1 always runs: one comparison side by side is the point of confirming. */
-        if (round > 0 && now_s() - r->start + round_cost > r->o->budget_s) break;
+        if (round > 0 && cg_bench_now_s() - r->start + round_cost > r->o->budget_s) break;
         for (int i = 0; i < count && status == CG_OK; i++) {
             cand *c = &r->cands[finalists[i]];
             cg_bench_result result;
@@ -321,7 +305,7 @@ static cg_status confirm(tune_run *r, char msg[CG_MSG_MAX]) {
         cand *c = &r->cands[i];
         double copy[MAX_SAMPLES];
         memcpy(copy, c->samples, sizeof copy);
-        if (c->state == CAND_OK) c->final_ms = median(copy, c->sample_count);
+        if (c->state == CAND_OK) c->final_ms = cg_bench_median(copy, c->sample_count);
     }
     return status;
 }
@@ -596,7 +580,7 @@ int cg_cmd_tune(int argc, char **argv) {
         r->problem = &problems[i];
         r->o = &o;
         r->lock = -1;
-        r->start = now_s();
+        r->start = cg_bench_now_s();
         snprintf(r->label, sizeof r->label, "%s", problems[i].name);
         cg_tuning_entry entry;
         memset(&entry, 0, sizeof entry);

@@ -2,16 +2,11 @@
  * number taken in the same run rather than a nominal clock (VMs report the TSC rate). */
 #include "peak.h"
 
+#include "bench_time.h"
+
 #include <immintrin.h>
 #include <omp.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* 24 independent accumulator chains hide the FMA latency (4 cycles x 2 pipes needs >= 8);
  * returns FLOPs done. */
@@ -49,7 +44,7 @@ double cg_measure_peak_gflops(cg_isa isa, int threads) {
     /* Best of 5 short rounds: the median would fold in the host's noise we try to exclude. */
     for (int round = 0; round < 5; round++) {
         double flops = 0;
-        double start = now_seconds();
+        double start = cg_bench_now_s();
 #pragma omp parallel num_threads(threads) reduction(+ : flops)
         {
             float sink;
@@ -57,7 +52,7 @@ double cg_measure_peak_gflops(cg_isa isa, int threads) {
                                           : fma_loop_avx2(4000000, &sink);
             if (sink == 12345.0f) flops += 1; /* keep the result alive */
         }
-        double gflops = flops / (now_seconds() - start) / 1e9;
+        double gflops = flops / (cg_bench_now_s() - start) / 1e9;
         if (gflops > best) best = gflops;
     }
     return best;

@@ -211,6 +211,8 @@ static cg_status check_limits(const cg_problem *p, char *msg) {
 
 int cg_dw_rows_fit_stack(const cg_dims *dims) { return dims->out[2] <= 512; }
 
+int cg_is_depthwise(const cg_problem *p) { return p->groups == p->c && p->groups == p->k; }
+
 cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_plan *plan,
                        char msg[CG_MSG_MAX]) {
     memset(plan, 0, sizeof *plan);
@@ -253,7 +255,7 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     /* A dense dw alone on channels-first tensors broadcasts x: its kernel reads x in place
      * and only dy (the vector operand) is reordered (S5: x is 4x dy at stride 2). */
     int x_in_place = plan->target.isa != CG_ISA_GLSL && !want_fwd && !p->channels_last &&
-                     !(p->groups == p->c && p->groups == p->k);
+                     !cg_is_depthwise(p);
     if (need_x && x_in_place) {
         cg_planar_plane_view(&x_view, CG_T_X, p->n, p->c, dims.in);
     } else if (need_x) {

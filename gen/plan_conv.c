@@ -86,7 +86,6 @@ static int64_t block_count(const cg_step *step) {
     return (step->cout_g + nr - 1) / nr;
 }
 
-static int is_depthwise(const cg_problem *p) { return p->groups == p->c && p->groups == p->k; }
 
 /* Adds the PACK_W step for `conv` (already filled) and allocates its packed weights. */
 static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
@@ -128,7 +127,7 @@ static void init_conv(const cg_plan *plan, cg_step *step, const cg_view *src, co
     const cg_problem *p = &plan->problem;
     step->src = *src;
     step->dst = *dst;
-    step->depthwise = is_depthwise(p);
+    step->depthwise = cg_is_depthwise(p);
     step->groups = p->groups;
     step->cin_g = step->depthwise ? 1 : cin_g;
     step->cout_g = step->depthwise ? p->c : cout_g;

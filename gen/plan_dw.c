@@ -47,7 +47,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     const cg_problem *p = &plan->problem;
     int with_weight = (p->ops & CG_OP_BWD_WEIGHT) != 0;
     int with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
-    int depthwise = with_weight && p->groups == p->c && p->groups == p->k;
+    int depthwise = with_weight && cg_is_depthwise(p);
     cg_step_kind kind = !with_weight ? CG_STEP_DB_PARTIAL
                         : depthwise  ? CG_STEP_DW_DEPTHWISE_PARTIAL
                                      : CG_STEP_DW_PARTIAL;

@@ -36,6 +36,9 @@ cg_status cg_plan_dx(cg_plan *plan, const cg_dims *dims, const cg_view *dy_view,
 cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                      const cg_view *dy_view, char *msg);
 
+/* Depthwise: one input and one output channel per group (plan.c). */
+int cg_is_depthwise(const cg_problem *p);
+
 /* Whether a dense dw's dy rows are short enough (<= 512 pixels) for the channels-last dw
  * kernel to turn them on its stack, reading dy in place (plan.c). */
 int cg_dw_rows_fit_stack(const cg_dims *dims);

@@ -16,7 +16,6 @@
 #include "plan_internal.h"
 #include "tiles.h"
 
-static int is_depthwise(const cg_problem *p) { return p->groups == p->c && p->groups == p->k; }
 
 /* Dense or grouped problems the planar kernel serves: fwd and dx (dw needs the channels-last
  * reduction kernels). Stride 1, or dx alone with any stride across rows and stride 2 along
@@ -96,10 +95,10 @@ static int strided_depthwise_dx(const cg_problem *p, const cg_dims *dims, int vl
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last) return 0;
-    if (!is_depthwise(p) && planar_dw_gemm_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen))
+    if (!cg_is_depthwise(p) && planar_dw_gemm_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen))
         return 1;
-    if (!is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
-    if (!is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
+    if (!cg_is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
+    if (!cg_is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
     /* Depthwise: stride 1, or a dw/db alone with any stride across rows and 1 or 2 along them
      * (strided fwd and dx have no planar depthwise kernel; MobileNet's stride-2 dw spent 70%
      * of its time in the reorders into channels-last). */
@@ -294,11 +293,13 @@ static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const unsigned ops = p->ops;
-    if (!is_depthwise(p) && (ops & CG_OP_BWD_WEIGHT)) return cg_plan_planar_dw_gemm(plan, dims, msg);
-    int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
-    if (!is_depthwise(p) || (strided && ops == CG_OP_BWD_DATA))
-        return planar_1x1_applies(p, dims) && !is_depthwise(p) ? plan_planar_1x1(plan, dims, msg)
-                                                                : plan_planar_dense(plan, dims, msg);
+    if (!cg_is_depthwise(p) && (ops & CG_OP_BWD_WEIGHT)) return cg_plan_planar_dw_gemm(plan, dims, msg);
+    if (!cg_is_depthwise(p))
+        return planar_1x1_applies(p, dims) ? plan_planar_1x1(plan, dims, msg)
+                                           : plan_planar_dense(plan, dims, msg);
+    /* strided depthwise dx alone (strided_depthwise_dx): the dense kernel, G = C */
+    if (ops == CG_OP_BWD_DATA && (dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1))
+        return plan_planar_dense(plan, dims, msg);
     if (ops & (CG_OP_FWD | CG_OP_BWD_DATA)) {
         for (int pass = 0; pass < 2; pass++) {
             int dx = pass == 1;

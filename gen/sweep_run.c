@@ -4,42 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
 #include "cg_dtype.h"
 #include "cg_reference.h"
 #include "cli.h"
 #include "sweep_internal.h"
 #include "template.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t seed) {
-    uint32_t state = seed * 2654435761u + 12345u;
-    for (int64_t i = 0; i < count; i++) {
-        state = state * 1664525u + 1013904223u;
-        cg_store_from_f32(data, i, (float)(state >> 8) / 16777216.0f * 2.0f - 1.0f, dtype);
-    }
-}
-
-static int conv_op_count(unsigned ops) {
-    return !!(ops & CG_OP_FWD) + !!(ops & CG_OP_BWD_DATA) + !!(ops & CG_OP_BWD_WEIGHT);
-}
-
-/* Useful GFLOP of one run: the forward count per convolution op (db adds none). */
-static double problem_gflop(const cg_problem *p) {
-    return cg_problem_flops(p) * conv_op_count(p->ops) / 1e9;
-}
 
 /* One problem x target. */
 typedef struct record {
@@ -61,7 +33,7 @@ static void write_record(FILE *out, const record *r) {
     cJSON_AddStringToObject(o, "target", r->target);
     cJSON_AddStringToObject(o, "isa", r->isa ? r->isa : "");
     cJSON_AddStringToObject(o, "dtype", cg_dtype_name(r->problem->dtype));
-    cJSON_AddNumberToObject(o, "gflop", problem_gflop(r->problem));
+    cJSON_AddNumberToObject(o, "gflop", cg_bench_gflop(r->problem));
     cJSON_AddBoolToObject(o, "verified", r->verified);
     cJSON_AddBoolToObject(o, "pass", r->pass);
     if (r->verified && isfinite(r->max_err)) cJSON_AddNumberToObject(o, "max_err", r->max_err);
@@ -89,14 +61,15 @@ static void check_and_time(const cgrt_executable *exe, const cg_sweep_options *o
     const cg_problem *p = r->problem;
     size_t esize = cg_dtype_size(p->dtype);
     void *got[CG_T_COUNT] = {0}, *want[CG_T_COUNT] = {0};
-    int verify = options->verify_max_gflop < 0 || problem_gflop(p) <= options->verify_max_gflop;
+    int verify = options->verify_max_gflop < 0 || cg_bench_gflop(p) <= options->verify_max_gflop;
     cg_status status = CG_OK;
     char msg[CG_MSG_MAX];
     for (int t = 0; t < CG_T_COUNT && status == CG_OK; t++) {
         int64_t count = cg_tensor_elems(p, (cg_tensor)t);
         if (cg_problem_reads(p, (cg_tensor)t)) {
             got[t] = want[t] = malloc((size_t)count * esize + 64);
-            if (got[t]) fill_random(got[t], count, p->dtype, (uint32_t)(t * 7919 + count));
+            if (got[t]) cg_bench_fill_random(got[t], count, p->dtype,
+                                                 (uint32_t)(t * 7919 + count) * 2654435761u + 12345u);
         } else if (cg_problem_writes(p, (cg_tensor)t)) {
             got[t] = malloc((size_t)count * esize + 64);
             want[t] = verify ? malloc((size_t)count * esize + 64) : got[t];
@@ -146,18 +119,17 @@ static void check_and_time(const cgrt_executable *exe, const cg_sweep_options *o
     double times[64];
     int reps = options->reps < 64 ? options->reps : 64, runs = 0;
     for (; runs < reps; runs++) {
-        double start = now_s();
+        double start = cg_bench_now_s();
         if ((status = cgrt_run(exe, got, workspace, options->threads, msg)) != CG_OK) break;
         double device = cgrt_last_device_ms(exe);
-        times[runs] = device >= 0 ? device : 1e3 * (now_s() - start);
+        times[runs] = device >= 0 ? device : 1e3 * (cg_bench_now_s() - start);
     }
     if (status != CG_OK) {
         r->pass = 0;
         snprintf(r->error, sizeof r->error, "timed run: %s", msg);
     } else if (runs > 0) {
-        qsort(times, (size_t)runs, sizeof *times, compare_doubles);
-        r->median_ms = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
-        if (r->median_ms > 0) r->gflops = problem_gflop(p) / (r->median_ms / 1e3);
+        r->median_ms = cg_bench_median(times, runs);
+        if (r->median_ms > 0) r->gflops = cg_bench_gflop(p) / (r->median_ms / 1e3);
     }
 done:
     free(workspace);
@@ -217,9 +189,9 @@ static void progress(int done, int total, int failed, double start, int quiet) {
     static double last_line;
     if (quiet) return;
     int tty = isatty(2);
-    if (!tty && done > 1 && done < total && now_s() - last_line < 5.0) return;
-    last_line = now_s();
-    double elapsed = now_s() - start;
+    if (!tty && done > 1 && done < total && cg_bench_now_s() - last_line < 5.0) return;
+    last_line = cg_bench_now_s();
+    double elapsed = cg_bench_now_s() - start;
     long eta = done ? (long)(elapsed / done * (total - done) + 0.5) : 0;
     fprintf(stderr, "[%d/%d] %d failed, ETA %ld:%02ld%s", done, total, failed, eta / 60, eta % 60,
             tty && done < total ? "\r" : "\n");
@@ -258,7 +230,7 @@ cg_status cg_sweep_run(const cg_sweep *sweep, const cg_sweep_options *options, i
         fprintf(stderr, "convgrad sweep: %s: %d problem%s (shard %d/%d of %d), building packs\n",
                 sweep->name, count, count == 1 ? "" : "s", options->shard, options->shards,
                 sweep->count);
-    double start = now_s();
+    double start = cg_bench_now_s();
     for (int t = 0; t < 2; t++) {
         if (!(options->targets & targets[t].bit) || count == 0) continue;
         char dir[4400], pack_msg[CG_MSG_MAX] = "";
