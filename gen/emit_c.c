@@ -207,6 +207,7 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
         while (inner_end + unroll <= nvec && (inner_end + unroll + qmax + 1) * vlen <= s->src.logical[2])
             inner_end += unroll;
         if (lead_end > nvec) lead_end = inner_end = nvec;
+        cg_values_int(v, "ITEM_ROWS", s->item_rows);
         cg_values_int(v, "TAP_ROW", s->taps[2]);
         cg_values_int(v, "QMIN", qmin);
         cg_values_int(v, "QMAX", qmax);

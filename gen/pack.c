@@ -253,6 +253,7 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
             cJSON_AddStringToObject(item, "kind", cg_step_kind_name(step->kind));
             cJSON_AddNumberToObject(item, "work_items", (double)step->work_items);
             cJSON_AddBoolToObject(item, "concurrent", step->concurrent);
+            if (step->paired) cJSON_AddBoolToObject(item, "paired", 1);
             cJSON_AddItemToArray(steps, item);
             char *source = NULL;
             status = cg_emit_c_step(plan, i, writer->options->config_name, &source, msg);

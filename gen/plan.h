@@ -67,6 +67,8 @@ typedef struct cg_step {
     char kernel[CG_KERNEL_NAME_MAX]; /* symbol without the "__<isa>" suffix */
     int64_t work_items;
     int concurrent; /* 1: runs in the same parallel region as the previous step */
+    int paired;     /* 1 (CPU): runs item by item right after the previous step, on the same
+                       item indices (what that item read is still in cache; implies concurrent) */
     int phase_id;   /* dx stride phase id (row-major over dims), -1 otherwise */
     int depthwise;  /* PACK_W: packed [tap][channels] for a DEPTHWISE step */
     int tensor;     /* TO_CL/FROM_CL: which problem tensor; REDUCE: CG_T_DW or CG_T_DB (both when with_bias) */
@@ -95,6 +97,7 @@ typedef struct cg_step {
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */
     int64_t rows;             /* reduction rows: n * out0 * out1 */
+    int64_t item_rows;        /* PLANAR_DEPTHWISE: output rows per work item (1 or a plane) */
     int64_t row_block;        /* rows accumulated in registers between partial reloads */
     int64_t partial_offset;   /* workspace bytes: dw partials [S][G][taps][cin_g][cout_pad] */
     int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */

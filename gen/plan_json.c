@@ -232,6 +232,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     put_str(b, obj, "kernel", s->kernel);
     put_int(b, obj, "work_items", s->work_items);
     put_bool(b, obj, "concurrent", s->concurrent);
+    if (s->paired) put_bool(b, obj, "paired", s->paired);
     put_int(b, obj, "phase_id", s->phase_id);
     switch (s->kind) {
     case CG_STEP_TO_CL:

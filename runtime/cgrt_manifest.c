@@ -35,6 +35,9 @@ static cg_status check_step(const cJSON *step, const char *where, char msg[CG_MS
     snprintf(key, sizeof key, "%s.concurrent", where);
     if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(step, "concurrent")))
         return bad(msg, key, "not a boolean");
+    const cJSON *paired = cJSON_GetObjectItemCaseSensitive(step, "paired");
+    snprintf(key, sizeof key, "%s.paired", where);
+    if (paired && !cJSON_IsBool(paired)) return bad(msg, key, "not a boolean");
     return CG_OK;
 }
 

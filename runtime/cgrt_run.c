@@ -15,6 +15,18 @@ static int64_t chunk_size(int64_t items, int threads) {
     return chunk < 1 ? 1 : chunk;
 }
 
+static void run_items(const cgrt_step *s, int64_t begin, int64_t end, void *const *buffers) {
+    cg_kernel_params params;
+    memset(&params, 0, sizeof params);
+    params.work_begin = (int32_t)begin;
+    params.work_end = (int32_t)end;
+    params.thread = omp_get_thread_num();
+    s->fn(&params, buffers);
+}
+
+/* Steps marked paired take no chunks of their own: their lead (the step before) runs each of
+ * its items and then the paired step's item of the same index, while that item's data is
+ * still in this core's cache. */
 static void run_region(const cgrt_executable *exe, int first, int last, void *const *buffers,
                        int threads) {
     int64_t starts[CG_MAX_STEPS_RT + 1], sizes[CG_MAX_STEPS_RT];
@@ -23,7 +35,7 @@ static void run_region(const cgrt_executable *exe, int first, int last, void *co
     for (int i = 0; i < count; i++) {
         const cgrt_step *s = &exe->steps[first + i];
         sizes[i] = chunk_size(s->work_items, threads);
-        starts[i + 1] = starts[i] + (s->work_items + sizes[i] - 1) / sizes[i];
+        starts[i + 1] = starts[i] + (s->paired ? 0 : (s->work_items + sizes[i] - 1) / sizes[i]);
     }
     int64_t total = starts[count];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -33,12 +45,15 @@ static void run_region(const cgrt_executable *exe, int first, int last, void *co
         const cgrt_step *s = &exe->steps[first + i];
         int64_t begin = (chunk - starts[i]) * sizes[i];
         int64_t end = begin + sizes[i] < s->work_items ? begin + sizes[i] : s->work_items;
-        cg_kernel_params params;
-        memset(&params, 0, sizeof params);
-        params.work_begin = (int32_t)begin;
-        params.work_end = (int32_t)end;
-        params.thread = omp_get_thread_num();
-        s->fn(&params, buffers);
+        const cgrt_step *paired = i + 1 < count && s[1].paired ? &s[1] : NULL;
+        if (!paired) {
+            run_items(s, begin, end, buffers);
+            continue;
+        }
+        for (int64_t item = begin; item < end; item++) {
+            run_items(s, item, item + 1, buffers);
+            run_items(paired, item, item + 1, buffers);
+        }
     }
 }
 

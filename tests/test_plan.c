@@ -620,6 +620,45 @@ static void test_planar_1x1(void **state) {
  * whose tile fits the registers and which folds 1x1 planes into one row. A dx in the same
  * problem keeps dy's reorder (the phases read the view); channels-last tensors and depthwise
  * problems are untouched. */
+/* Depthwise dx and dw of one NC... problem: paired (dx items are planes, dw splits per image,
+ * the reduce not paired) when there are 8 planes per thread and no forced split; else the
+ * usual row items and split heuristic. */
+static void test_paired_depthwise(void **state) {
+    (void)state;
+    cg_problem s7 = parse("bwdd-bwdw_f32_nchw_g128mb64ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    cg_plan *plan = plan_for(&s7, &base_target);
+    const cg_step *dx = find_kind(plan, CG_STEP_PLANAR_DEPTHWISE);
+    const cg_step *part = find_kind(plan, CG_STEP_PLANAR_DW_PARTIAL);
+    const cg_step *reduce = find_kind(plan, CG_STEP_REDUCE);
+    assert_non_null(dx);
+    assert_non_null(part);
+    assert_non_null(reduce);
+    assert_ptr_equal(part, dx + 1);
+    assert_int_equal(dx->item_rows, 56); /* the rows of a plane */
+    assert_int_equal(dx->work_items, 64 * 128);
+    assert_true(part->paired && part->concurrent && !dx->paired && !reduce->paired);
+    assert_int_equal(part->splits, 64);
+    assert_int_equal(part->work_items, dx->work_items);
+    assert_int_equal(reduce->splits, 64);
+    free(plan);
+
+    cg_target forced = base_target;
+    forced.force_splits = 3;
+    plan = plan_for(&s7, &forced);
+    dx = find_kind(plan, CG_STEP_PLANAR_DEPTHWISE);
+    part = find_kind(plan, CG_STEP_PLANAR_DW_PARTIAL);
+    assert_true(!part->paired && dx->item_rows == 1 && part->splits == 3);
+    assert_int_equal(dx->work_items, 64 * 128 * 56);
+    free(plan);
+
+    cg_problem few = parse("bwdd-bwdw_f32_nchw_g6mb1ic6oc6_i6x40_o6x40_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    plan = plan_for(&few, &base_target);
+    part = find_kind(plan, CG_STEP_PLANAR_DW_PARTIAL);
+    assert_false(part->paired);
+    assert_int_equal(find_kind(plan, CG_STEP_PLANAR_DEPTHWISE)->item_rows, 1);
+    free(plan);
+}
+
 static void test_planar_dw(void **state) {
     (void)state;
     static const char *const in_place[] = {
@@ -1127,7 +1166,7 @@ int main(void) {
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
-        cmocka_unit_test(test_planar_dw),
+        cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

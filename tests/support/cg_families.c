@@ -58,6 +58,10 @@ const cgt_family cgt_families[] = {
     {"dx_depthwise_s2_planar", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,40],\"filter\":[3,3],\"stride\":[3,2],\"pad\":[1,1]"},
     {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
     {"dw_dil_asym", 2, "\"op\":\"bwd_weight\",\"n\":1,\"c\":6,\"k\":7,\"input\":[10,9],\"filter\":[3,3],\"dilation\":[2,3],\"pad_lo\":[3,0],\"pad_hi\":[0,2]"},
+    /* depthwise dx and dw paired (items are planes: 3 x 8 planes) on short, flattened rows,
+     * and unpaired (6 planes: too few for two threads) */
+    {"dw_dx_paired_flat", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":8,\"k\":8,\"groups\":8,\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"dw_dx_unpaired", 2, "\"op\":[\"bwd_data\",\"bwd_weight\"],\"n\":1,\"c\":6,\"k\":6,\"groups\":6,\"input\":[6,40],\"filter\":[3,3],\"pad\":[1,1]"},
     {"dw_dx_planar_s1", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":20,\"k\":20,\"groups\":20,\"input\":[5,200],\"filter\":[3,3],\"pad\":[1,1]"},
     {"planar_dilated_asym", 2, "\"op\":[\"fwd\",\"bwd_data\",\"bwd_weight\"],\"n\":1,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,70],\"filter\":[3,5],\"dilation\":[2,3],\"pad_lo\":[2,7],\"pad_hi\":[1,0]"},
     {"planar_3d_db", 3, "\"op\":[\"bwd_data\",\"bwd_bias\"],\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[4,5,19],\"filter\":[3,1,3],\"pad\":[1,0,2]"},
