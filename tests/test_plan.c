@@ -750,6 +750,30 @@ static void test_planar_strided_dx(void **state) {
         check_dx_plan(plan, &raw);
         free(plan);
     }
+    /* two row phases of 2 x 2 vectors: 7 channels fit the register budget; 8 fill all 32 zmm
+     * and are taken when they save a block (128 = 16 x 8), not when they do not (21 = 3 x 7) */
+    static const struct {
+        const char *problem;
+        int mr;
+    } tiles[] = {
+        {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8},
+        {"bwdd_f32_nchw_g1mb16ic21oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 7},
+    };
+    for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
+        cg_problem raw = parse(tiles[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        const cg_step *conv = find_kind(plan, CG_STEP_PLANAR_CONV);
+        assert_non_null(conv);
+        assert_int_equal(conv->nv, 2);
+        assert_int_equal(conv->mr, tiles[c].mr);
+        cg_target avx2 = base_target;
+        avx2.isa = CG_ISA_AVX2; /* a broadcast takes a register: no extra channel */
+        cg_plan *plan2 = plan_for(&raw, &avx2);
+        const cg_step *conv2 = find_kind(plan2, CG_STEP_PLANAR_CONV);
+        if (conv2) assert_true(conv2->mr * conv2->nv * 2 + conv2->nv + 1 <= 16);
+        free(plan2);
+        free(plan);
+    }
 }
 
 /* ---- dw/db split factor (plan_dw.c, cg_split_factor) ------------------------------------ */
