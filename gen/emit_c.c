@@ -154,6 +154,39 @@ static const char *vec_suffix(cg_dtype dtype) {
     return dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
 }
 
+/* The x-turning dw kernel (plan_dw.c x_turn_tile): both tensors in their NC.. planes. */
+static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
+    cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
+    cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
+    cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
+    cg_values_set(v, "LOAD_DY", "%s", load_fn(p->dtype));
+    cg_values_set(v, "LOADV_X", "cg_vload%s", vec_suffix(p->dtype));
+    cg_values_int(v, "IN1", s->src.logical[1]);
+    cg_values_int(v, "IN2", s->src.logical[2]);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "F1", s->taps[1]);
+    cg_values_int(v, "F2", s->taps[2]);
+    cg_values_int(v, "S1", s->stride[1]);
+    cg_values_int(v, "D1", s->dilation[1]);
+    cg_values_int(v, "D2", s->dilation[2]);
+    cg_values_int(v, "P1", s->pad_lo[1]);
+    cg_values_int(v, "P2", s->pad_lo[2]);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "ROW_BLOCK", s->row_block);
+    cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
+    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+    cg_values_int(v, "OUT1", s->out[1]);
+    cg_values_int(v, "OUT2", s->out[2]);
+    cg_values_int(v, "COUT_PAD", s->cout_pad);
+    cg_values_int(v, "SPLITS", s->splits);
+    cg_values_int(v, "ROWS", s->rows);
+    cg_values_int(v, "WITH_BIAS", s->with_bias);
+    cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+    cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+    return "cpu/dw_xturn.c.in";
+}
+
 /* Storage of the tensors a planar step reads (and, with stores, writes) in place. */
 static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores) {
     const char *suffix = vec_suffix(dtype);
@@ -521,6 +554,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_DW_PARTIAL:
     case CG_STEP_DW_DEPTHWISE_PARTIAL:
     case CG_STEP_DB_PARTIAL: {
+        if (s->kind == CG_STEP_DW_PARTIAL && s->x_turned) return fill_dw_xturn(p, s, v);
         int with_x = s->kind != CG_STEP_DB_PARTIAL;
         if (with_x) {
             int64_t base[3];

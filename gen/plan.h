@@ -103,6 +103,8 @@ typedef struct cg_step {
     int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */
     int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
     int x_planar;             /* DW_PARTIAL: x read in place from its NC... planes (src) */
+    int x_turned;             /* DW_PARTIAL (x_planar and dy_planar): x rows turned channels-
+                                 last on the stack, dy broadcast from its planes (dw_xturn) */
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */

@@ -42,6 +42,33 @@ int64_t cg_reduce_work_items(const cg_step *reduce) {
     return reduce->groups * ((reduce->cin_g + CG_REDUCE_CIN_BLOCK - 1) / CG_REDUCE_CIN_BLOCK);
 }
 
+/* Register tile of the x-turning dw kernel (dw_xturn.c.in) for this problem, or 0 where it
+ * does not apply: 1-D/2-D, groups 1, unit column stride, both tensors channels-first in place,
+ * whole vectors of input channels (at most 2) and at least twice as many output channels, so
+ * that turning x moves at most half the bytes that turning dy would (S4: 16 vs 64 channels).
+ * The tile is MR output channels x F2 taps x NV channel vectors of accumulators plus the F2 x
+ * NV x vectors of one pixel; MR >= 3 (fewer leave the FMAs waiting on broadcasts), spread
+ * evenly over the output channels. The turned rows and the item's f32 accumulators live on
+ * the stack: at most 256 KiB. */
+static int x_turn_tile(const cg_target *target, const cg_dims *dims, const cg_step *part) {
+    const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
+    if (!part->x_planar || !part->dy_planar || part->groups != 1 || dims->in[0] != 1 ||
+        dims->filter[0] != 1 || dims->stride[2] != 1 || part->cin_g % budget->vlen != 0 ||
+        part->cin_g / budget->vlen > 2 || part->cout_g < 2 * part->cin_g)
+        return 0;
+    const int64_t nv = part->cin_g / budget->vlen, f2 = dims->filter[2];
+    int64_t mr = (budget->registers - f2 * nv - budget->broadcast_needs_register) / (f2 * nv);
+    if (mr > budget->max_mr) mr = budget->max_mr;
+    if (mr < 3) return 0;
+    mr = cg_ceil_div(part->cout_g, cg_ceil_div(part->cout_g, mr));
+    const int64_t width = dims->out[2] + dims->dilation[2] * (f2 - 1);
+    const int64_t x_rows = dims->stride[1] * (part->row_block - 1) +
+                           dims->dilation[1] * (dims->filter[1] - 1) + 1;
+    const int64_t stack_bytes = 4 * (x_rows * width * part->cin_g +
+                                     part->cout_g * (dims->taps * part->cin_g + 1));
+    return stack_bytes <= (256 << 10) ? (int)mr : 0;
+}
+
 cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                      const cg_view *dy_view, char *msg) {
     const cg_problem *p = &plan->problem;
@@ -99,6 +126,15 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
      * rows (512 px x (C/G + nr) x 4 B, a few hundred KiB) still fit the 1 MiB L2. */
     part->row_block = (512 + dims->out[2] - 1) / dims->out[2];
     if (part->row_block > part->rows) part->row_block = part->rows;
+    const int x_turn_mr = kind == CG_STEP_DW_PARTIAL && with_weight && target->force_mr <= 0 &&
+                                  target->force_nv <= 0
+                              ? x_turn_tile(target, dims, part)
+                              : 0;
+    if (x_turn_mr > 0) { /* one item covers every output channel */
+        part->x_turned = 1;
+        part->mr = x_turn_mr;
+        blocks = 1;
+    }
     int64_t weight_floats = part->groups * taps * part->cin_g * part->cout_pad;
     int64_t bias_floats = part->groups * part->cout_pad;
     int64_t split_bytes = ((with_weight ? weight_floats : 0) + (with_bias ? bias_floats : 0)) * 4;

@@ -183,6 +183,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
     if (s->kind == CG_STEP_DW_PARTIAL) {
         put_bool(b, obj, "x_planar", s->x_planar);
         put_bool(b, obj, "dy_planar", s->dy_planar);
+        if (s->x_turned) put_bool(b, obj, "x_turned", s->x_turned);
     }
     put_int(b, obj, "splits", s->splits);
     put_int(b, obj, "rows", s->rows);

@@ -620,6 +620,40 @@ static void test_planar_1x1(void **state) {
  * whose tile fits the registers and which folds 1x1 planes into one row. A dx in the same
  * problem keeps dy's reorder (the phases read the view); channels-last tensors and depthwise
  * problems are untouched. */
+/* Dense dw with few input channels on NC...: x turned (dw_xturn.c.in), one item per split
+ * covering every output channel, MR spread over them; not where x has more channels than
+ * half of dy's, on channels-last tensors, in 3-D or under a forced tile. */
+static void test_x_turned_dw(void **state) {
+    (void)state;
+    cg_problem s4 = parse("bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    cg_plan *plan = plan_for(&s4, &base_target);
+    const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+    assert_non_null(part);
+    assert_true(part->x_turned && part->x_planar && part->dy_planar);
+    assert_int_equal(part->mr, 8); /* 9 fit beside 3 x vectors; 64 = 8 x 8 */
+    assert_int_equal(part->work_items, part->splits);
+    free(plan);
+    cg_target forced = base_target;
+    forced.force_mr = 6;
+    plan = plan_for(&s4, &forced);
+    assert_false(find_kind(plan, CG_STEP_DW_PARTIAL)->x_turned);
+    free(plan);
+    static const char *const regular[] = {
+        "bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nhwc_g1mb2ic16oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_ncdhw_g1mb2ic16oc64_i4x8x28_o4x8x28_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+        "bwdw_f32_nchw_g1mb2ic24oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g1mb2ic16oc64_i28x56_o28x28_f3x3_s1x2_d1x1_pl1x1_ph1x1",
+    };
+    for (size_t c = 0; c < sizeof regular / sizeof regular[0]; c++) {
+        cg_problem raw = parse(regular[c]);
+        plan = plan_for(&raw, &base_target);
+        const cg_step *s = find_kind(plan, CG_STEP_DW_PARTIAL);
+        if (s) assert_false(s->x_turned);
+        free(plan);
+    }
+}
+
 /* Depthwise dx and dw of one NC... problem: paired (dx items are planes, dw splits per image,
  * the reduce not paired) when there are 8 planes per thread and no forced split; else the
  * usual row items and split heuristic. */
@@ -1191,6 +1225,7 @@ int main(void) {
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
+        cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

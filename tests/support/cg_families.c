@@ -98,6 +98,13 @@ const cgt_family cgt_families[] = {
     {"dw_nc_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":5,\"k\":6,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
     /* rows over 512 pixels: the planar dw GEMM (lanes along rows, masked row ends, stride 2
      * along rows, 1x1 planes folded into one row) */
+    /* dense dw with few input channels on NC...: x rows turned channels-last, dy broadcast from
+     * its planes (AVX-512: 16 input channels; AVX2: 8), output-channel tail, row stride 2 and
+     * column dilation, 1-D */
+    {"dw_xturn_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":16,\"k\":37,\"input\":[5,37],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"dw_xturn_s2_dil", 2, "\"op\":\"bwd_weight\",\"n\":3,\"c\":16,\"k\":40,\"input\":[9,40],\"filter\":[3,3],\"stride\":[2,1],\"dilation\":[1,2],\"pad\":[1,2]"},
+    {"dw_xturn_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":16,\"k\":33,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
+    {"dw_xturn_c8", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":8,\"k\":20,\"input\":[6,30],\"filter\":[3,3],\"pad_lo\":[1,0],\"pad_hi\":[0,2]"},
     {"dw_gemm_long", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":7,\"input\":[3,530],\"filter\":[3,3],\"pad\":[1,1]"},
     {"dw_gemm_1x1_s2", 1, "\"op\":\"bwd_weight\",\"n\":2,\"c\":5,\"k\":6,\"input\":[1100],\"filter\":[1],\"stride\":[2]"},
     {"dw_gemm_1x1_flat", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":4,\"k\":5,\"input\":[2,520],\"filter\":[1,1]"},
