@@ -98,6 +98,18 @@ open(p, 'wb').write(b)" "$1"; }
     sed -i 's/"work_items":[[:space:]]*[0-9]*/"work_items": "many"/' "$tmp/pack_man/manifest.json"
     expect 2 "malformed manifest" 'manifest.*work_items' "$CG" run "$tmp/small.json" \
         --target cpu --pack "$tmp/pack_man" --inputs "$tmp/in_small" --outputs "$tmp/out_man"
+    # a step marked paired must follow a lead step with the same work items (cgrt_run.c)
+    cp -r "$tmp/pack" "$tmp/pack_pair"
+    $PY -c "
+import json, sys
+p = sys.argv[1]; m = json.load(open(p))
+for problem in m['problems']:
+    for variant in problem.get('cpu', []): variant['steps'][0]['paired'] = True
+json.dump(m, open(p, 'w'))" "$tmp/pack_pair/manifest.json"
+    expect 2 "paired step without a lead" 'manifest.*paired with no lead step' "$CG" run \
+        "$tmp/small.json" --target cpu --pack "$tmp/pack_pair" --inputs "$tmp/in_small" \
+        --outputs "$tmp/out_pair"
+    no_outputs "paired step without a lead" "$tmp/out_pair"
 else
     bad "gen --build of the test pack failed: $(cat "$tmp/err")"
 fi
