@@ -69,6 +69,22 @@ static int x_turn_tile(const cg_target *target, const cg_dims *dims, const cg_st
     return stack_bytes <= (256 << 10) ? (int)mr : 0;
 }
 
+cg_status cg_plan_add_reduce(cg_plan *plan, const cg_step *part, char *msg) {
+    cg_step *reduce = cg_plan_add_step(plan, CG_STEP_REDUCE, 1);
+    if (!reduce) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return CG_ERR_UNSUPPORTED;
+    }
+    *reduce = *part;
+    reduce->kind = CG_STEP_REDUCE;
+    reduce->concurrent = 1; /* cg_plan_close_regions decides by region in the end */
+    reduce->paired = 0;
+    reduce->tensor = part->with_weight ? CG_T_DW : CG_T_DB;
+    reduce->work_items = cg_reduce_work_items(reduce);
+    cg_name_step(plan, reduce, "reduce");
+    return CG_OK;
+}
+
 cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                      const cg_view *dy_view, char *msg) {
     const cg_problem *p = &plan->problem;
@@ -148,16 +164,5 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     part->work_items = part->splits * part->groups * blocks;
     cg_name_step(plan, part, kind == CG_STEP_DB_PARTIAL ? "bwdb" : "bwdw");
 
-    cg_step *reduce = cg_plan_add_step(plan, CG_STEP_REDUCE, 1);
-    if (!reduce) {
-        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
-        return CG_ERR_UNSUPPORTED;
-    }
-    *reduce = *part;
-    reduce->kind = CG_STEP_REDUCE;
-    reduce->concurrent = 1;
-    reduce->tensor = with_weight ? CG_T_DW : CG_T_DB;
-    reduce->work_items = cg_reduce_work_items(reduce);
-    cg_name_step(plan, reduce, "reduce");
-    return CG_OK;
+    return cg_plan_add_reduce(plan, part, msg);
 }

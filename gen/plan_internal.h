@@ -47,11 +47,9 @@ int cg_dw_rows_fit_stack(const cg_dims *dims);
 int cg_planar_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
 /* Helpers the planar planners share: tap offsets (sign +1: x at p - pl + d*f; -1: dy at
- * p + pl - d*f), a tensor's channels-first planes as a view, the REDUCE after a partial step,
- * and the row extents of a planar dw GEMM (trailing 1x1 stride-1 dims folded into the row). */
+ * p + pl - d*f), a tensor's channels-first planes as a view, and the row extents of a planar dw GEMM (trailing 1x1 stride-1 dims folded into the row). */
 void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign);
 void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]);
-cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, char *msg);
 void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]);
 /* plan_planar_dw.c: dense and grouped dw (and db) on channels-first planes. */
 cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
@@ -68,6 +66,8 @@ int64_t cg_pack_work_items(const cg_step *pack);
 /* REDUCE: input channels per work item (a cache line of them), and the items (plan_dw.c). */
 #define CG_REDUCE_CIN_BLOCK 16
 int64_t cg_reduce_work_items(const cg_step *reduce);
+/* The REDUCE step after a partial step (a copy of it: same split, channels and taps). */
+cg_status cg_plan_add_reduce(cg_plan *plan, const cg_step *part, char *msg);
 
 /* Split factor of a reduction over `rows` rows of `row_pixels` pixels into partial sums,
  * given `tiles` independent output tiles (plan_dw.c). */

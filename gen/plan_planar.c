@@ -355,8 +355,10 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     part->with_bias = (ops & CG_OP_BWD_BIAS) != 0;
     cg_planar_plane_view(&part->src, CG_T_X, p->n, p->c, dims->in);
     cg_planar_plane_view(&part->src2, CG_T_DY, p->n, p->c, dims->out);
-    if (part->with_weight) cg_planar_fill_taps(part, dims, 1);
-    if (part->with_weight) flatten_short_rows(plan, part, dims);
+    if (part->with_weight) {
+        cg_planar_fill_taps(part, dims, 1);
+        flatten_short_rows(plan, part, dims);
+    }
     part->groups = 1;
     part->cin_g = 1;
     part->cout_g = p->c;
@@ -380,7 +382,7 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     part->work_items = part->splits * p->c;
     cg_name_step(plan, part, part->with_weight ? "pbwdw" : "pbwdb");
 
-    return cg_planar_add_reduce(plan, part, msg);
+    return cg_plan_add_reduce(plan, part, msg);
 }
 
 /* A stride-1 depthwise dw whose rows are shorter than two vectors (MobileNet's 28x28 to 7x7
@@ -405,17 +407,4 @@ static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims
     int64_t out[3] = {dims->out[0], 1, dims->out[1] * width};
     cg_planar_plane_view(&part->src, CG_T_X, plan->problem.n, plan->problem.c, in);
     cg_planar_plane_view(&part->src2, CG_T_DY, plan->problem.n, plan->problem.c, out);
-}
-
-/* The REDUCE step after a planar partial step (items: cg_reduce_work_items). */
-cg_status cg_planar_add_reduce(cg_plan *plan, const cg_step *part, char *msg) {
-    cg_step *reduce = add(plan, CG_STEP_REDUCE, msg);
-    if (!reduce) return CG_ERR_UNSUPPORTED;
-    *reduce = *part;
-    reduce->kind = CG_STEP_REDUCE;
-    reduce->paired = 0;
-    reduce->tensor = part->with_weight ? CG_T_DW : CG_T_DB;
-    reduce->work_items = cg_reduce_work_items(reduce);
-    cg_name_step(plan, reduce, "reduce");
-    return CG_OK;
 }

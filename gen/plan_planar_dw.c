@@ -96,5 +96,5 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg) 
         part->bias_offset = cg_ws_alloc(plan, part->splits * p->groups * part->cout_pad * 4);
     part->work_items = part->splits * p->groups;
     cg_name_step(plan, part, "gbwdw");
-    return cg_planar_add_reduce(plan, part, msg);
+    return cg_plan_add_reduce(plan, part, msg);
 }

@@ -42,4 +42,32 @@ static inline void cg_transpose_block_nt(const float *src, int64_t src_stride, f
     cg_transpose_block_to(src, src_stride, dst, dst_stride, 1);
 }
 
+/* A CG_TB x CG_TB block of storage-typed rows (src_stride apart) turned into f32 dst (stream:
+ * as cg_transpose_block_nt), one name per storage type for the reorders and dw kernels that
+ * read channels-first tensors: 16-bit rows are converted on the stack first, one vector
+ * conversion per row. */
+static inline __attribute__((always_inline)) void cg_turn_block(const float *src,
+                                                                int64_t src_stride, float *dst,
+                                                                int64_t dst_stride, int stream) {
+    cg_transpose_block_to(src, src_stride, dst, dst_stride, stream);
+}
+static inline __attribute__((always_inline)) void cg_turn_block_f16(const uint16_t *src,
+                                                                    int64_t src_stride,
+                                                                    float *dst,
+                                                                    int64_t dst_stride,
+                                                                    int stream) {
+    float rows[CG_TB * CG_TB];
+    for (int r = 0; r < CG_TB; r++) cg_vstore(rows + r * CG_TB, cg_vload_f16(src + r * src_stride));
+    cg_transpose_block_to(rows, CG_TB, dst, dst_stride, stream);
+}
+static inline __attribute__((always_inline)) void cg_turn_block_bf16(const uint16_t *src,
+                                                                     int64_t src_stride,
+                                                                     float *dst,
+                                                                     int64_t dst_stride,
+                                                                     int stream) {
+    float rows[CG_TB * CG_TB];
+    for (int r = 0; r < CG_TB; r++) cg_vstore(rows + r * CG_TB, cg_vload_bf16(src + r * src_stride));
+    cg_transpose_block_to(rows, CG_TB, dst, dst_stride, stream);
+}
+
 #endif /* CG_ISA_SHARED_H */

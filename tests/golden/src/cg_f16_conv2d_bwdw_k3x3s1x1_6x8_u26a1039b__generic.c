@@ -41,7 +41,7 @@
                                    dy_block [row][pixel][NR] (f32, on the stack) first */
 #define DY_ELEM uint16_t
 #define LOAD_DY cg_ld_f16
-#define LOADV_DY cg_vload_f16
+#define TURN_BLOCK cg_turn_block_f16 /* CG_TB x CG_TB dy block -> f32 transposed (cg_isa_shared.h) */
 #define DY_PLANE 99     /* elements of one dy channel plane */
 #define DY_N_STRIDE 1980
 #define DY_BLOCK_FLOATS 1584
@@ -95,19 +95,6 @@ static inline __attribute__((always_inline)) const float *dy_row_of(const float 
                     DY_C;
 }
 
-/* A CG_TB x CG_TB block of dy (channel rows src_stride apart) turned into f32 [pixel][NR]:
- * 16-bit rows are converted on the stack first (one vector conversion per row). */
-static inline __attribute__((always_inline)) void turn_block(const DY_ELEM *src, int64_t src_stride,
-                                                             float *dst) {
-    if (sizeof(DY_ELEM) == sizeof(float)) {
-        cg_transpose_block((const float *)(const void *)src, src_stride, dst, NR);
-        return;
-    }
-    float rows[CG_TB * CG_TB];
-    for (int r = 0; r < CG_TB; r++) cg_vstore(rows + r * CG_TB, LOADV_DY(src + r * src_stride));
-    cg_transpose_block(rows, CG_TB, dst, NR);
-}
-
 /* dy rows [r0, r1) of the block's channels [0, kw) -> dy_block[row][pixel][NR]: register
  * block transposes along the row (a tail block overlapping the last), element by element for
  * ragged channels and rows shorter than a block. The rows then stay in L1/L2 for every tile. */
@@ -120,9 +107,9 @@ static void turn_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, int64_t kw, flo
         for (; c0 + CG_TB <= kw && OUT2 >= CG_TB; c0 += CG_TB) {
             int64_t x0 = 0;
             for (; x0 + CG_TB <= OUT2; x0 += CG_TB)
-                turn_block(in + c0 * DY_PLANE + x0, DY_PLANE, row + x0 * NR + c0);
+                TURN_BLOCK(in + c0 * DY_PLANE + x0, DY_PLANE, row + x0 * NR + c0, NR, 0);
             if (x0 < OUT2)
-                turn_block(in + c0 * DY_PLANE + OUT2 - CG_TB, DY_PLANE, row + (OUT2 - CG_TB) * NR + c0);
+                TURN_BLOCK(in + c0 * DY_PLANE + OUT2 - CG_TB, DY_PLANE, row + (OUT2 - CG_TB) * NR + c0, NR, 0);
         }
         for (int64_t c = c0; c < kw; c++)
             for (int64_t x = 0; x < OUT2; x++) row[x * NR + c] = LOAD_DY(in, c * DY_PLANE + x);
