@@ -278,15 +278,16 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
     cg_values_int(v, "FAST_END", s->src.logical[2] - max2);
 }
 
-/* Element strides of a problem tensor as <PREFIX>_N/C/H/W_STRIDE (rank 2: spatial 1 and 2). */
+/* Element strides of a problem tensor as <PREFIX>_N/C/D/H/W_STRIDE (internal dims: D is the
+ * depth of 3-D problems and spans one whole plane in 2-D, where the depth index stays 0). */
 static void set_tensor_strides(cg_template_values *v, const char *prefix, const cg_problem *p,
                                int tensor) {
     int64_t n_stride, spatial[3], c_stride;
     char key[32];
     cg_tensor_strides(p, (cg_tensor)tensor, &n_stride, spatial, &c_stride);
-    const int64_t values[4] = {n_stride, c_stride, spatial[1], spatial[2]};
-    const char *const names[4] = {"N", "C", "H", "W"};
-    for (int i = 0; i < 4; i++) {
+    const int64_t values[5] = {n_stride, c_stride, spatial[0], spatial[1], spatial[2]};
+    const char *const names[5] = {"N", "C", "D", "H", "W"};
+    for (int i = 0; i < 5; i++) {
         snprintf(key, sizeof key, "%s_%s_STRIDE", prefix, names[i]);
         cg_values_int(v, key, values[i]);
     }
@@ -298,20 +299,22 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     const double *bt, *g, *at;
     if (cg_winograd_matrices(s->wino_m, &bt, &g, &at) != 0) return NULL;
     int alpha = s->wino_m + 2;
-    int64_t map[9];
+    const int64_t depth_taps = s->taps[0], window = 9 * depth_taps;
+    int64_t map[CG_MAX_TAPS];
     cg_values_int(v, "CIN", s->cin_g);
     cg_values_int(v, "COUT", s->cout_g);
     cg_values_int(v, "COUT_PAD", s->cout_pad);
     cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
     if (s->kind == CG_STEP_WINO_WEIGHTS) {
-        for (int j = 0; j < 9; j++) map[j] = s->tap_map[j];
+        for (int64_t j = 0; j < window; j++) map[j] = s->tap_map[j];
         cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
         cg_values_int(v, "ALPHA", alpha);
+        cg_values_int(v, "KD", depth_taps);
         cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
         cg_values_int(v, "CO_STRIDE", w.cout);
         cg_values_int(v, "CI_STRIDE", w.cin);
         cg_values_int(v, "F_STRIDE", w.tap);
-        set_list(v, "TAP_MAP", map, 9);
+        set_list(v, "TAP_MAP", map, (int)window);
         set_doubles(v, "G", g, alpha * 3);
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         return "cpu/wino_weights.c.in";
@@ -319,10 +322,16 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     int mode = p->dtype != CG_F32 ? 2 : p->channels_last ? 1 : 0;
     cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
     cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
+    cg_values_int(v, "IN_D", s->src.logical[0]);
     cg_values_int(v, "IN_H", s->src.logical[1]);
     cg_values_int(v, "IN_W", s->src.logical[2]);
+    cg_values_int(v, "OUT_D", s->dst.logical[0]);
     cg_values_int(v, "OUT_H", s->dst.logical[1]);
     cg_values_int(v, "OUT_W", s->dst.logical[2]);
+    cg_values_int(v, "KD", depth_taps);
+    cg_values_int(v, "PLANES", s->wino_planes);
+    cg_values_int(v, "OBAND_OFFSET", s->wino_oband_offset);
+    cg_values_int(v, "OFF_D", s->tap_offset[0][0]);
     cg_values_int(v, "OFF_H", s->tap_offset[0][1]);
     cg_values_int(v, "OFF_W", s->tap_offset[0][2]);
     cg_values_int(v, "CIN_PAD", s->cin_pad);

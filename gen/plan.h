@@ -124,12 +124,16 @@ typedef struct cg_step {
     /* WINO_*: Winograd F(wino_m x wino_m, 3x3) (plan_winograd.c). The tensor convolved is
      * src, the result dst (both the problem's own tensors: src/dst.logical are their extents);
      * output position p reads src at p + tap_offset[0] + window position, and window position
-     * j (row-major 3x3) multiplies filter element tap_map[j] (rotated for dx). Work item = a
-     * block of wino_block[0] x wino_block[1] output tiles of one image; its scratch (input
-     * band, transformed input, products, output band) lives on the calling thread's stack. */
+     * j (row-major taps[0] x 3 x 3, taps[0] the depth extent, 1 in 2-D) multiplies filter
+     * element tap_map[j] (rotated for dx). Work item = a block of wino_block[0] x
+     * wino_block[1] output tiles on a run of wino_planes output depth planes of one image;
+     * its scratch (input band, a ring of taps[0] transformed input planes, products, output
+     * band) lives on the calling thread's stack. */
     int wino_m;                  /* output tile per dim: 2 or 4; 0 for other steps */
     int64_t wino_tiles[2];       /* tiles per dim: ceil(out / wino_m) */
     int64_t wino_block[2];       /* tiles per work item per dim */
+    int64_t wino_planes;         /* output depth planes per work item (1 in 2-D) */
+    int64_t wino_oband_offset;   /* scratch floats before the output band */
     int64_t cin_pad;             /* cin rounded up to whole vectors */
     int64_t scratch_bytes;       /* stack scratch of one kernel call */
 

@@ -205,6 +205,7 @@ static void put_winograd(builder *b, cJSON *obj, const cg_step *s) {
     put_int(b, obj, "wino_m", s->wino_m);
     put_ints(b, obj, "wino_tiles", s->wino_tiles, 2);
     put_ints(b, obj, "wino_block", s->wino_block, 2);
+    put_int(b, obj, "wino_planes", s->wino_planes);
     put_int(b, obj, "cin_pad", s->cin_pad);
     put_int(b, obj, "scratch_bytes", s->scratch_bytes);
     int64_t first[3] = {s->tap_offset[0][0], s->tap_offset[0][1], s->tap_offset[0][2]};

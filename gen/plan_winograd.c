@@ -1,4 +1,5 @@
-/* plan_winograd.c: Winograd F(m x m, 3x3) for 2-D stride-1 3x3 forward and backward data.
+/* plan_winograd.c: Winograd F(m x m, 3x3) for stride-1 3x3 forward and backward data, 2-D and
+ * 3-D (F(m x m, 3x3) on every depth plane, the KD depth taps summed directly).
  *
  * Backward data with stride 1 and dilation 1 is a forward correlation of dy with the filter
  * rotated by 180 degrees and its channel roles swapped (math.md section 1):
@@ -18,6 +19,13 @@
  * the store stays in the core's L2 (its scratch is sized for it): writing the transformed
  * tensors (4x and 2.25x the input for F(2) and F(4)) to memory and back would cost more than
  * the GEMMs save on a shape like S3.
+ *
+ * 3-D (any depth filter KD, depth stride and dilation 1): the depth taps are a direct sum,
+ *   out[od] = sum_kd F2D(in[od + off_d + kd], w'[kd]),
+ * i.e. the GEMM reduction runs over KD * cin instead of cin: every input plane is transformed
+ * once per work item (a run of output planes keeps the last KD transformed planes in a ring)
+ * and feeds the KD output planes that read it. S9 (32 channels, 16^3, 3x3x3) does a quarter of
+ * the direct kernel's multiplications.
  *
  * Accuracy (f32, random inputs in [-1, 1], max error relative to the output's scale): F(2)
  * about 3e-7 at 64 channels, F(4) about 4e-6, against a tolerance of 9e-5 (cg_reference.h).
@@ -62,17 +70,35 @@ typedef struct wino_shape {
     int m, alpha;
     int64_t cin, cout, cin_pad, cout_pad, nr;
     int64_t tiles[2];
+    int64_t depth_taps; /* KD: 1 for 2-D */
 } wino_shape;
 
-/* Scratch bytes of one work item of r x c tiles: (input band | products) + (transformed
- * input | output band), each pair sharing memory because their lifetimes do not overlap. */
-static int64_t scratch_of(const wino_shape *s, int64_t r, int64_t c) {
+/* Floats of the scratch regions of one work item of r x c tiles: the input band of one plane
+ * shares memory with the products (the band is transformed before the GEMMs write them), the
+ * ring holds the KD transformed input planes the current output plane reads, and the output
+ * band follows it; with KD = 1 the transformed plane is dead once the GEMMs ran, so the output
+ * band shares its memory (the 2-D layout). */
+typedef struct wino_scratch {
+    int64_t band_prod, trans, ring, oband_offset, total;
+} wino_scratch;
+
+static wino_scratch scratch_layout(const wino_shape *s, int64_t r, int64_t c) {
     int64_t a2 = (int64_t)s->alpha * s->alpha;
     int64_t band = (s->m * r + 2) * (s->m * c + 2) * s->cin_pad;
     int64_t prod = a2 * r * c * s->cout_pad;
-    int64_t trans = a2 * r * c * s->cin_pad;
     int64_t oband = s->m * r * s->m * c * s->cout_pad;
-    return 4 * ((band > prod ? band : prod) + (trans > oband ? trans : oband));
+    wino_scratch w;
+    w.band_prod = band > prod ? band : prod;
+    w.trans = a2 * r * c * s->cin_pad;
+    w.ring = s->depth_taps * w.trans;
+    w.oband_offset = w.band_prod + (s->depth_taps == 1 ? 0 : w.ring);
+    int64_t end_ring = w.band_prod + w.ring, end_oband = w.oband_offset + oband;
+    w.total = end_ring > end_oband ? end_ring : end_oband;
+    return w;
+}
+
+static int64_t scratch_of(const wino_shape *s, int64_t r, int64_t c) {
+    return 4 * scratch_layout(s, r, c).total;
 }
 
 static int64_t scratch_budget(const cg_target *t) {
@@ -95,17 +121,19 @@ static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int 
     s.cout_pad = (s.cout + s.nr - 1) / s.nr * s.nr;
     const int64_t *out = dx ? dims->in : dims->out;
     for (int i = 0; i < 2; i++) s.tiles[i] = (out[1 + i] + m - 1) / m;
+    s.depth_taps = dims->filter[0];
     return s;
 }
 
 /* Structural conditions: what the kernels can do at all. */
 static int structurally_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
-    if (plan->target.isa == CG_ISA_GLSL || p->rank != 2 || p->groups != 1) return 0;
+    if (plan->target.isa == CG_ISA_GLSL || p->rank < 2 || p->groups != 1) return 0;
     if (p->ops & ~(unsigned)(CG_OP_FWD | CG_OP_BWD_DATA)) return 0;
     for (int i = 1; i < 3; i++)
         if (dims->filter[i] != 3 || dims->stride[i] != 1 || dims->dilation[i] != 1) return 0;
-    return 1;
+    /* depth (3-D): any filter extent, summed tap by tap */
+    return dims->stride[0] == 1 && dims->dilation[0] == 1;
 }
 
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
@@ -122,7 +150,7 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
         wino_shape s = shape_of(plan, dims, m, dx);
         if (scratch_of(&s, 1, 1) > scratch_budget(&plan->target)) return 0;
-        int64_t u_bytes = (int64_t)s.alpha * s.alpha * s.cin * s.cout_pad * 4;
+        int64_t u_bytes = s.depth_taps * s.alpha * s.alpha * s.cin * s.cout_pad * 4;
         if (!forced && u_bytes > U_BYTES_CAP) return 0;
     }
     return m;
@@ -137,21 +165,28 @@ static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
 /* Tiles per work item: whole tile rows when they fit the scratch budget (fewest band edges),
  * else the widest even split of a row; then more rows while the scratch fits, the GEMM rows
  * stay under 32 tiles (enough to amortize streaming the weights through L1) and every
- * thread keeps at least 8 work items. */
-static void choose_block(const cg_plan *plan, const wino_shape *s, int64_t block[2]) {
+ * thread keeps at least 8 work items (counting one per output plane). Then as many output
+ * planes per item as keep 8 items per thread: each item transforms KD - 1 input planes
+ * beyond its own run of planes, so longer runs waste less. */
+static void choose_block(const cg_plan *plan, const wino_shape *s, int64_t out_d, int64_t block[2],
+                         int64_t *planes) {
     int64_t budget = scratch_budget(&plan->target), c = s->tiles[1];
     while (c > 1 && scratch_of(s, 1, c) > budget) c--;
     int64_t blocks_w = (s->tiles[1] + c - 1) / c;
     c = (s->tiles[1] + blocks_w - 1) / blocks_w;
     int64_t r = 1, min_items = 8 * (int64_t)plan->target.threads;
+    int64_t images = plan->problem.n * out_d;
     while (r < s->tiles[0] && (r + 1) * c <= 32 && scratch_of(s, r + 1, c) <= budget) {
-        int64_t items = plan->problem.n * ((s->tiles[0] + r) / (r + 1)) * blocks_w;
+        int64_t items = images * ((s->tiles[0] + r) / (r + 1)) * blocks_w;
         if (items < min_items) break;
         r++;
     }
     int64_t blocks_h = (s->tiles[0] + r - 1) / r;
     block[0] = (s->tiles[0] + blocks_h - 1) / blocks_h;
     block[1] = c;
+    int64_t blocks = plan->problem.n * blocks_h * blocks_w, runs = 1;
+    while (runs < out_d && blocks * runs < min_items) runs++;
+    *planes = (out_d + runs - 1) / runs;
 }
 
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg) {
@@ -177,31 +212,36 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
         cg_view_init(&conv->dst, p->n, s.cout, out, NULL, NULL);
         conv->src.buffer = dx ? CG_T_DY : CG_T_X;
         conv->dst.buffer = dx ? CG_T_DX : CG_T_Y;
-        /* Window position (j0, j1) reads in[p + first + j]: fwd first = -pad_lo and
-         * w'[j] = w[j]; dx first = pad_lo - 2 and w'[j] = w[2 - j] (180-degree rotation). */
-        for (int j0 = 0, t = 0; j0 < 3; j0++)
-            for (int j1 = 0; j1 < 3; j1++, t++) {
-                int32_t j[2] = {j0, j1};
-                conv->tap_offset[t][0] = 0;
-                for (int i = 0; i < 2; i++)
-                    conv->tap_offset[t][1 + i] =
-                        (int32_t)(dx ? dims->pad_lo[1 + i] - 2 + j[i] : j[i] - dims->pad_lo[1 + i]);
-                conv->tap_map[t] = dx ? (2 - j0) * 3 + (2 - j1) : t;
-            }
+        /* Window position (jd, j0, j1) reads in[p + first + j]: fwd first = -pad_lo and
+         * w'[j] = w[j]; dx first = pad_lo - (extent - 1) and w'[j] = w[extent - 1 - j]
+         * (180-degree rotation). Depth extent KD (1 for 2-D), rows and columns 3. */
+        const int64_t kd = s.depth_taps, ext[3] = {kd, 3, 3};
+        for (int64_t jd = 0, t = 0; jd < kd; jd++)
+            for (int j0 = 0; j0 < 3; j0++)
+                for (int j1 = 0; j1 < 3; j1++, t++) {
+                    int64_t j[3] = {jd, j0, j1};
+                    for (int i = 0; i < 3; i++)
+                        conv->tap_offset[t][i] =
+                            (int32_t)(dx ? dims->pad_lo[i] - (ext[i] - 1) + j[i]
+                                         : j[i] - dims->pad_lo[i]);
+                    conv->tap_map[t] = (int32_t)(dx ? ((kd - 1 - jd) * 3 + 2 - j0) * 3 + 2 - j1 : t);
+                }
+        conv->taps[0] = kd;
         conv->taps[1] = conv->taps[2] = 3;
-        for (int i = 0; i < 2; i++) {
-            conv->wino_tiles[i] = s.tiles[i];
-            conv->count[1 + i] = out[1 + i];
-        }
-        choose_block(plan, &s, conv->wino_block);
-        conv->scratch_bytes = scratch_of(&s, conv->wino_block[0], conv->wino_block[1]);
+        for (int i = 0; i < 3; i++) conv->count[i] = out[i];
+        for (int i = 0; i < 2; i++) conv->wino_tiles[i] = s.tiles[i];
+        choose_block(plan, &s, out[0], conv->wino_block, &conv->wino_planes);
+        wino_scratch layout = scratch_layout(&s, conv->wino_block[0], conv->wino_block[1]);
+        conv->scratch_bytes = 4 * layout.total;
+        conv->wino_oband_offset = layout.oband_offset;
         conv->mr = plan->target.force_mr > 0
                        ? plan->target.force_mr
                        : cg_tile_mr(plan->target.isa, conv->nv,
                                     conv->wino_block[0] * conv->wino_block[1]);
         int64_t alpha = m + 2;
-        conv->wpack_offset = cg_ws_alloc(plan, alpha * alpha * s.cin * s.cout_pad * 4);
-        conv->work_items = p->n * ((s.tiles[0] + conv->wino_block[0] - 1) / conv->wino_block[0]) *
+        conv->wpack_offset = cg_ws_alloc(plan, kd * alpha * alpha * s.cin * s.cout_pad * 4);
+        conv->work_items = p->n * ((out[0] + conv->wino_planes - 1) / conv->wino_planes) *
+                           ((s.tiles[0] + conv->wino_block[0] - 1) / conv->wino_block[0]) *
                            ((s.tiles[1] + conv->wino_block[1] - 1) / conv->wino_block[1]);
         cg_name_step(plan, conv, dx ? "wbwdd" : "wfwd");
 

@@ -918,13 +918,22 @@ static const struct wino_case {
     /* below 16 channels either way: the direct kernels */
     {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc15_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
+    /* 3-D with 3x3 planes, depth stride 1: F(4x4,3x3) per plane, any depth filter (S9) */
+    {"bwdd_f32_ncdhw_g1mb16ic32oc32_i16x16x16_o16x16x16_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+     CG_ISA_AVX512, 0, 4},
+    {"fwd-bwdd_f16_ndhwc_g1mb2ic16oc24_i5x7x9_o4x7x9_f2x3x3_s1x1x1_d1x1x1_pl0x1x1_ph0x1x1",
+     CG_ISA_AVX2, 0, 4},
+    {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+     CG_ISA_AVX512, 2, 2},
     /* not 3x3 stride 1 dilation 1, grouped, 1-D or 3-D, or asking for dw: never */
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o54x54_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0},
     {"bwdd_f32_nchw_g2mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0},
     {"bwdd_f32_ncw_g1mb16ic64oc64_i56_o56_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0},
-    {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+    {"bwdd_f32_ncdhw_g1mb16ic32oc32_i4x4x6_o4x4x4_f3x3x3_s1x1x1_d1x1x2_pl1x1x1_ph1x1x1",
+     CG_ISA_AVX512, 1, 0},
+    {"bwdd_f32_ncdhw_g1mb16ic32oc32_i8x4x4_o4x4x4_f3x3x3_s2x1x1_d1x1x1_pl1x1x1_ph0x1x1",
      CG_ISA_AVX512, 1, 0},
     {"bwdd-bwdw_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512,
      1, 0},
@@ -966,7 +975,8 @@ static void test_winograd_choice(void **state) {
             int dx = s->phase_id == 0;
             assert_int_equal(s->src.buffer, dx ? CG_T_DY : CG_T_X);
             assert_int_equal(s->dst.buffer, dx ? CG_T_DX : CG_T_Y);
-            int64_t items = p.n;
+            int64_t items = p.n * ((s->dst.logical[0] + s->wino_planes - 1) / s->wino_planes);
+            assert_true(s->wino_planes >= 1 && s->wino_planes <= s->dst.logical[0]);
             for (int i2 = 0; i2 < 2; i2++) {
                 int64_t extent = s->dst.logical[1 + i2];
                 assert_int_equal(s->wino_tiles[i2], (extent + wc->m - 1) / wc->m);
@@ -985,6 +995,19 @@ static void test_winograd_choice(void **state) {
     assert_int_equal(conv->wino_block[1], 14);
     assert_int_equal(conv->work_items, 16 * 7);
     free(plan);
+    /* S9: a 16x16 plane is 4 x 4 tiles, one block (16 GEMM rows); 16 images x 1 block give 8
+     * items per thread, so each item runs all 16 output planes (no input plane transformed
+     * twice); its scratch holds the three transformed planes its output plane reads */
+    p = parse("bwdd_f32_ncdhw_g1mb16ic32oc32_i16x16x16_o16x16x16_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1");
+    plan = plan_for(&p, &base_target);
+    conv = find_kind(plan, CG_STEP_WINO_CONV);
+    assert_int_equal(conv->taps[0], 3);
+    assert_int_equal(conv->wino_block[0], 4);
+    assert_int_equal(conv->wino_block[1], 4);
+    assert_int_equal(conv->wino_planes, 16);
+    assert_int_equal(conv->work_items, 16);
+    assert_int_equal(conv->scratch_bytes, 4 * (36 * 16 * 32 + 3 * 36 * 16 * 32 + 16 * 16 * 32));
+    free(plan);
     /* 272 channels in, 288 out: one 7-tile row overflows 512 KiB, so rows split in two blocks */
     p = parse("bwdd_f32_nchw_g1mb1ic288oc272_i2x25_o2x25_f3x3_s1x1_d1x1_pl1x1_ph1x1");
     plan = plan_for(&p, &base_target);
@@ -995,7 +1018,8 @@ static void test_winograd_choice(void **state) {
 }
 
 /* Winograd dx plans against the definition (check_dx_plan): random 3x3 stride-1 problems
- * with every padding from 0 to 4 per side, extents down to 1, forced onto Winograd. */
+ * with every padding from 0 to 4 per side, extents down to 1, forced onto Winograd; every
+ * fourth one 3-D with a depth filter of 1 to 4 taps and depth padding up to 4 per side. */
 static void test_winograd_dx_oracle(void **state) {
     (void)state;
     cg_plan *plan = calloc(1, sizeof *plan);
@@ -1003,18 +1027,19 @@ static void test_winograd_dx_oracle(void **state) {
     cg_target t = base_target;
     for (int trial = 0; trial < 200; trial++) {
         t.force_winograd = trial % 2 ? 2 : 4;
-        cg_problem raw = {.rank = 2, .ops = CG_OP_BWD_DATA, .groups = 1};
+        cg_problem raw = {.rank = trial % 4 == 3 ? 3 : 2, .ops = CG_OP_BWD_DATA, .groups = 1};
         if (trial % 3 == 0) raw.ops |= CG_OP_FWD;
         raw.dtype = (cg_dtype)rnd(0, 2);
         raw.channels_last = (int)rnd(0, 1);
         raw.n = rnd(1, 2), raw.c = rnd(1, 20), raw.k = rnd(1, 20);
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < raw.rank; d++) {
+            int depth = raw.rank == 3 && d == 0;
             do {
-                raw.in[d] = rnd(1, 12);
-                raw.filter[d] = 3, raw.stride[d] = 1, raw.dilation[d] = 1;
+                raw.in[d] = depth ? rnd(1, 6) : rnd(1, 12);
+                raw.filter[d] = depth ? rnd(1, 4) : 3, raw.stride[d] = 1, raw.dilation[d] = 1;
                 raw.pad_lo[d] = rnd(0, 4);
                 raw.pad_hi[d] = rnd(0, 4);
-            } while (raw.in[d] + raw.pad_lo[d] + raw.pad_hi[d] < 3);
+            } while (raw.in[d] + raw.pad_lo[d] + raw.pad_hi[d] < raw.filter[d]);
         }
         cg_problem p = raw;
         char msg[CG_MSG_MAX] = "";

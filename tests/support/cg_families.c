@@ -119,6 +119,11 @@ const cgt_family cgt_families[] = {
      * column blocks (the channels make one tile row overflow the scratch budget) */
     {"wino_odd", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":20,\"k\":18,\"input\":[9,11],\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[2,0]"},
     {"wino_thin", 2, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[1,6],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* 3-D Winograd (3x3 per plane, depth taps summed): depth padding 0 and 2 (the first and
+     * last planes read fewer taps), runs of planes per item; a 2-deep depth filter with a pad
+     * of 3, so some output planes read only padding (exact zeros) */
+    {"wino_3d_pad", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[4,6,5],\"filter\":[3,3,3],\"pad_lo\":[0,0,2],\"pad_hi\":[2,2,0]"},
+    {"wino_3d_kd2", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":16,\"k\":16,\"input\":[3,5,4],\"filter\":[2,3,3],\"pad_lo\":[3,1,1],\"pad_hi\":[0,1,1]"},
     {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":288,\"k\":272,\"input\":[2,25],\"filter\":[3,3],\"pad\":[1,1]"},
     /* forward, and everything at once */
     {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
