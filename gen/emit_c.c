@@ -310,6 +310,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
         cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
         cg_values_int(v, "ALPHA", alpha);
         cg_values_int(v, "KD", depth_taps);
+        cg_values_int(v, "STREAM_U", s->wino_v_offset > 0); /* staged plans */
         cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
         cg_values_int(v, "CO_STRIDE", w.cout);
         cg_values_int(v, "CI_STRIDE", w.cin);
@@ -331,6 +332,10 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "KD", depth_taps);
     cg_values_int(v, "PLANES", s->wino_planes);
     cg_values_int(v, "OBAND_OFFSET", s->wino_oband_offset);
+    cg_values_int(v, "STAGE", s->wino_stage);
+    cg_values_int(v, "V_OFFSET", s->wino_v_offset);
+    cg_values_int(v, "M_OFFSET", s->wino_m_offset);
+    cg_values_int(v, "GEMM_CHUNK", s->wino_chunk);
     cg_values_int(v, "OFF_D", s->tap_offset[0][0]);
     cg_values_int(v, "OFF_H", s->tap_offset[0][1]);
     cg_values_int(v, "OFF_W", s->tap_offset[0][2]);
@@ -428,7 +433,10 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
     case CG_STEP_WINO_WEIGHTS:
-    case CG_STEP_WINO_CONV: return fill_winograd(plan, s, v);
+    case CG_STEP_WINO_CONV:
+    case CG_STEP_WINO_IN:
+    case CG_STEP_WINO_GEMM:
+    case CG_STEP_WINO_OUT: return fill_winograd(plan, s, v);
     case CG_STEP_PLANAR_CONV:
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
@@ -634,6 +642,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         roles.role = CG_ROLE_FWD;
         weight_strides(v, p, &roles, taps);
         cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+        cg_values_int(v, "STORE_F32", p->dtype == CG_F32);
         return "cpu/reduce.c.in";
     }
     default: return NULL;

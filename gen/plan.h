@@ -41,6 +41,9 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_WEIGHTS,      /* w -> Winograd-domain weights U[xi][block][cin][nr] */
     CG_STEP_WINO_CONV,         /* Winograd F(MxM,3x3) fwd or dx: tensor in, tensor out, fused */
     CG_STEP_PLANAR_DW_GEMM,    /* dense/grouped dw (and db) partials on NC... planes, no reorder */
+    CG_STEP_WINO_IN,   /* staged Winograd: input tile rows -> V[xi][tile][cin] (workspace) */
+    CG_STEP_WINO_GEMM, /* staged Winograd: M[xi] = V[xi] U[xi] per (xi, channel block, chunk) */
+    CG_STEP_WINO_OUT,  /* staged Winograd: M tile rows -> output tensor */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -134,6 +137,10 @@ typedef struct cg_step {
     int64_t wino_block[2];       /* tiles per work item per dim */
     int64_t wino_planes;         /* output depth planes per work item (1 in 2-D) */
     int64_t wino_oband_offset;   /* scratch floats before the output band */
+    int wino_stage;              /* 0: fused WINO_CONV; 1, 2, 3: WINO_IN, WINO_GEMM, WINO_OUT */
+    int64_t wino_v_offset;       /* staged: workspace bytes of V[xi][all tiles][cin_pad] */
+    int64_t wino_m_offset;       /* staged: workspace bytes of M[xi][all tiles][cout_pad] */
+    int64_t wino_chunk;          /* WINO_GEMM: tiles per work item (a multiple of mr) */
     int64_t cin_pad;             /* cin rounded up to whole vectors */
     int64_t scratch_bytes;       /* stack scratch of one kernel call */
 

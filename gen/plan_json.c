@@ -270,6 +270,13 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_reduction(b, obj, s);
         break;
+    case CG_STEP_WINO_IN:
+    case CG_STEP_WINO_GEMM:
+    case CG_STEP_WINO_OUT:
+        put_int(b, obj, "wino_v_offset", s->wino_v_offset);
+        put_int(b, obj, "wino_m_offset", s->wino_m_offset);
+        if (s->kind == CG_STEP_WINO_GEMM) put_int(b, obj, "wino_chunk", s->wino_chunk);
+        /* fall through */
     case CG_STEP_WINO_CONV:
         put_view(b, obj, "src", &s->src);
         put_view(b, obj, "dst", &s->dst);

@@ -142,9 +142,10 @@ static void test_split_remainders(void **state) {
 }
 
 /* Winograd plans the heuristic does not make: F(2x2,3x3) on the Winograd families (f32 and
- * bf16; the heuristic picks F(4x4)), and Winograd forced on channel counts below a vector (the
- * scalar edges of the band load and store; an image one column wide), both tiles, each CPU
- * ISA. */
+ * bf16; the heuristic picks F(4x4)), Winograd forced on channel counts below a vector (the
+ * scalar edges of the band load and store; an image one column wide), both tiles, and the
+ * staged plans (input transform, GEMMs, output transform through the workspace) that a target
+ * with a 4 KiB L3 makes of every 2-D family, each CPU ISA. */
 static int wino_family(int family, int variant) {
     return strncmp(cgt_families[family].name, "wino_", 5) == 0 && variant != 2 && variant != 3;
 }
@@ -162,10 +163,13 @@ static void test_winograd_overrides(void **state) {
         "\"n\":2,\"c\":5,\"k\":3,\"input\":[5,1],\"filter\":[3,3],\"pad\":[1,1]}]}";
     const struct {
         const char *leaf, *overrides, *config;
+        int tiny_l3; /* CONVGRAD_L3_BYTES=4096: staged plans */
     } cases[] = {
-        {"wino_f2", "{\"winograd\": 2}", families},
-        {"wino_small_f4", "{\"winograd\": 1}", small},
-        {"wino_small_f2", "{\"winograd\": 2}", small},
+        {"wino_f2", "{\"winograd\": 2}", families, 0},
+        {"wino_small_f4", "{\"winograd\": 1}", small, 0},
+        {"wino_small_f2", "{\"winograd\": 2}", small, 0},
+        {"wino_staged_f4", "{\"winograd\": 1}", families, 1},
+        {"wino_staged_small_f2", "{\"winograd\": 2}", small, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[4200], dir[4200], parent[4200], leaf[64], msg[CG_MSG_MAX];
@@ -184,7 +188,15 @@ static void test_winograd_overrides(void **state) {
                                               (1u << CG_ISA_GENERIC),
                                   .threads = 2, .plan_file = path};
         snprintf(dir, sizeof dir, "%s", cgt_pack_dir(cases[i].leaf));
-        assert_int_equal(cgt_build_pack(dir, problems, count, &options, msg), CG_OK);
+        if (cases[i].tiny_l3) setenv("CONVGRAD_L3_BYTES", "4096", 1);
+        cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
+        unsetenv("CONVGRAD_L3_BYTES");
+        assert_int_equal(built, CG_OK);
+        if (cases[i].tiny_l3) { /* the path under test is really planned */
+            char grep[4400];
+            snprintf(grep, sizeof grep, "grep -q 'define STAGE 2' %s/src/*wbwddg*__avx512.c", dir);
+            assert_int_equal(system(grep), 0);
+        }
         cgrt_pack *pack;
         assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
         int failures = 0;

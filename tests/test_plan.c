@@ -57,7 +57,8 @@ static cg_problem problem_1d(int64_t D, int64_t Y, int64_t s, int64_t d, int64_t
 static int is_dx_conv(const cg_step *s) {
     return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
             s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
-            s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV) &&
+            s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV ||
+            s->kind == CG_STEP_WINO_OUT) &&
            s->phase_id >= 0;
 }
 
@@ -230,7 +231,7 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                     int nw = true_pairs(&g, x, want);
                     int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
                                  s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
-                                 s->kind == CG_STEP_WINO_CONV;
+                                 s->kind == CG_STEP_WINO_CONV || s->kind == CG_STEP_WINO_OUT;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -623,6 +624,36 @@ static void test_planar_1x1(void **state) {
 /* Dense dw with few input channels on NC...: x turned (dw_xturn.c.in), one item per split
  * covering every output channel, MR spread over them; not where x has more channels than
  * half of dy's, on channels-last tensors, in 3-D or under a forced tile. */
+/* A dense 1x1 stride-1 dw alone on NCHW planes with rows under 16 pixels runs on whole planes
+ * as rows (the kernel's views and row count follow); 28-pixel rows, strided 1x1 and planes
+ * over the stack's 512-pixel row block (40 x 15) keep their rows. */
+static void test_folded_1x1_dw(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t out2, rows; /* the dw step's row length and row count */
+    } cases[] = {
+        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 49, 8},
+        {"bwdw-bwdb_f16_nchw_g1mb2ic20oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 196, 2},
+        {"bwdw_f32_ncdhw_g1mb2ic16oc16_i3x4x5_o3x4x5_f1x1x1_s1x1x1_d1x1x1_pl0x0x0_ph0x0x0", 60, 2},
+        {"bwdw_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 28, 8 * 28},
+        {"bwdw_f32_nchw_g1mb8ic64oc64_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 7, 8 * 7},
+        {"bwdw_f32_nchw_g1mb2ic64oc64_i30x15_o30x15_f1x1_s1x1_d1x1_pl0x0_ph0x0", 450, 2},
+        {"bwdw_f32_nchw_g1mb2ic64oc64_i40x15_o40x15_f1x1_s1x1_d1x1_pl0x0_ph0x0", 15, 2 * 40},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &base_target);
+        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+        assert_non_null(part);
+        assert_true(part->x_planar && part->dy_planar);
+        assert_int_equal(part->out[2], cases[c].out2);
+        assert_int_equal(part->src2.logical[2], cases[c].out2);
+        assert_int_equal(part->rows, cases[c].rows);
+        free(plan);
+    }
+}
+
 static void test_x_turned_dw(void **state) {
     (void)state;
     cg_problem s4 = parse("bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1");
@@ -895,48 +926,58 @@ static const struct wino_case {
     cg_isa isa;
     int force; /* target.force_winograd */
     int m;
+    int staged; /* WINO_IN, WINO_GEMM, WINO_OUT instead of one fused WINO_CONV */
 } wino_cases[] = {
     /* S3 and its relatives: F(4x4,3x3) by default, any layout and storage type */
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4},
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 4},
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4},
-    {"fwd-bwdd_bf16_nhwc_g1mb2ic16oc16_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4},
-    {"fwd_f16_nchw_g1mb1ic32oc48_i5x9_o5x7_f3x3_s1x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 0, 4},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 4, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4, 0},
+    {"fwd-bwdd_bf16_nhwc_g1mb2ic16oc16_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
+    {"fwd_f16_nchw_g1mb1ic32oc48_i5x9_o5x7_f3x3_s1x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 0, 4, 0},
     /* never on Vulkan, whatever the override says */
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 0, 0},
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 0, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0, 0},
     /* the overrides: off, F(2), on below the channel threshold */
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0},
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2},
-    {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4},
-    /* 512 channels: 37.7 MB of transformed weights would stream from memory for every block
-     * of tiles (the heuristic declines; forced, it applies) */
-    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
-    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2, 0},
+    {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 0},
+    /* U over an eighth of the L3 (4 MiB): staged through the workspace, 512 channels (37.7 MB
+     * of U) included; 128 channels (2.4 MB) stay fused; 3-D never stages (too large a U: the
+     * direct kernels), nor does an input band of one tile row over the scratch budget */
+    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 1},
+    {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 1},
     {"bwdd_f32_nchw_g1mb32ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
-     4},
+     4, 1},
+    {"fwd-bwdd_f16_nchw_g1mb8ic256oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 2,
+     2, 1},
+    {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
+    {"bwdd_f32_ncdhw_g1mb2ic256oc256_i4x7x7_o4x7x7_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+     CG_ISA_AVX512, 0, 0, 0},
+    {"bwdd_f32_nchw_g1mb1ic512oc512_i7x200_o7x200_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
+     0, 0},
     /* below 16 channels either way: the direct kernels */
-    {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
-    {"bwdd_f32_nchw_g1mb16ic64oc15_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0},
+    {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc15_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0},
     /* 3-D with 3x3 planes, depth stride 1: F(4x4,3x3) per plane, any depth filter (S9) */
     {"bwdd_f32_ncdhw_g1mb16ic32oc32_i16x16x16_o16x16x16_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
-     CG_ISA_AVX512, 0, 4},
+     CG_ISA_AVX512, 0, 4, 0},
     {"fwd-bwdd_f16_ndhwc_g1mb2ic16oc24_i5x7x9_o4x7x9_f2x3x3_s1x1x1_d1x1x1_pl0x1x1_ph0x1x1",
-     CG_ISA_AVX2, 0, 4},
+     CG_ISA_AVX2, 0, 4, 0},
     {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
-     CG_ISA_AVX512, 2, 2},
-    /* not 3x3 stride 1 dilation 1, grouped, 1-D or 3-D, or asking for dw: never */
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0},
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0},
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o54x54_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0},
-    {"bwdd_f32_nchw_g2mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0},
-    {"bwdd_f32_ncw_g1mb16ic64oc64_i56_o56_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0},
+     CG_ISA_AVX512, 2, 2, 0},
+    /* not 3x3 planes at stride and dilation 1 (in 3-D depth too), grouped, 1-D, or asking for
+     * dw: never */
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o54x54_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_nchw_g2mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_ncw_g1mb16ic64oc64_i56_o56_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0, 0},
     {"bwdd_f32_ncdhw_g1mb16ic32oc32_i4x4x6_o4x4x4_f3x3x3_s1x1x1_d1x1x2_pl1x1x1_ph1x1x1",
-     CG_ISA_AVX512, 1, 0},
+     CG_ISA_AVX512, 1, 0, 0},
     {"bwdd_f32_ncdhw_g1mb16ic32oc32_i8x4x4_o4x4x4_f3x3x3_s2x1x1_d1x1x1_pl1x1x1_ph0x1x1",
-     CG_ISA_AVX512, 1, 0},
+     CG_ISA_AVX512, 1, 0, 0},
     {"bwdd-bwdw_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512,
-     1, 0},
+     1, 0, 0},
 };
 
 static void test_winograd_choice(void **state) {
@@ -948,29 +989,57 @@ static void test_winograd_choice(void **state) {
         t.isa = wc->isa;
         t.force_winograd = wc->force;
         cg_plan *plan = plan_for(&p, &t);
-        int convs = count_kind(plan, CG_STEP_WINO_CONV);
         if (plan->winograd != wc->m)
             fail_msg("%s on %s (force %d): winograd %d, expected %d", wc->problem,
                      cg_isa_name(wc->isa), wc->force, plan->winograd, wc->m);
         int ops = !!(p.ops & CG_OP_FWD) + !!(p.ops & CG_OP_BWD_DATA);
-        assert_int_equal(convs, wc->m ? ops : 0);
+        int fused = wc->m && !wc->staged ? ops : 0, staged = wc->m && wc->staged ? ops : 0;
+        assert_int_equal(count_kind(plan, CG_STEP_WINO_CONV), fused);
+        assert_int_equal(count_kind(plan, CG_STEP_WINO_IN), staged);
+        assert_int_equal(count_kind(plan, CG_STEP_WINO_GEMM), staged);
+        assert_int_equal(count_kind(plan, CG_STEP_WINO_OUT), staged);
         assert_int_equal(count_kind(plan, CG_STEP_WINO_WEIGHTS), wc->m ? ops : 0);
         if (!wc->m) {
             free(plan);
             continue;
         }
-        /* weights first (region 1), the fused kernels after (region 2, concurrent); nothing
-         * else: no reorders, no zero fill */
-        assert_int_equal(plan->step_count, 2 * ops);
+        /* fused: weights first (region 1), the fused kernels after (region 2, concurrent);
+         * staged: weights and input transforms (region 1), GEMMs (2), output transforms (3);
+         * nothing else: no reorders, no zero fill */
+        static const cg_step_kind fused_order[] = {CG_STEP_WINO_WEIGHTS, CG_STEP_WINO_CONV};
+        static const cg_step_kind staged_order[] = {CG_STEP_WINO_IN, CG_STEP_WINO_WEIGHTS,
+                                                    CG_STEP_WINO_GEMM, CG_STEP_WINO_OUT};
+        const cg_step_kind *order = wc->staged ? staged_order : fused_order;
+        int kinds = wc->staged ? 4 : 2;
+        assert_int_equal(plan->step_count, kinds * ops);
         assert_int_equal(plan->needs_zero_fill, 0);
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
-            assert_int_equal(s->kind, i < ops ? CG_STEP_WINO_WEIGHTS : CG_STEP_WINO_CONV);
-            assert_int_equal(s->concurrent, i != 0 && i != ops);
+            /* steps of a region sit together, each op's in the order above */
+            int slot = wc->staged ? (i < 2 * ops ? i % 2 : 2 + (i - 2 * ops) / ops) : i / ops;
+            int first_of_region = wc->staged ? i == 0 || i == 2 * ops || i == 3 * ops
+                                             : i % ops == 0;
+            assert_int_equal(s->kind, order[slot]);
+            assert_int_equal(s->concurrent, !first_of_region);
             assert_int_equal(s->wino_m, wc->m);
-            assert_true(s->scratch_bytes > 0 && s->scratch_bytes <= (512 << 10));
+            assert_true(s->scratch_bytes <= (512 << 10));
+            assert_true(s->scratch_bytes > 0 || s->kind == CG_STEP_WINO_GEMM);
             assert_true(s->cin_pad % s->vlen == 0 && s->cin_pad >= s->cin_g);
             assert_true(s->cout_pad % ((int64_t)s->nv * s->vlen) == 0);
+            if (s->kind == CG_STEP_WINO_GEMM) {
+                assert_true(s->wino_chunk > 0 && s->wino_chunk % s->mr == 0);
+                int64_t tiles = p.n * s->wino_tiles[0] * s->wino_tiles[1];
+                int64_t blocks = s->cout_pad / ((int64_t)s->nv * s->vlen);
+                assert_int_equal(s->work_items, (wc->m + 2) * (wc->m + 2) * blocks *
+                                                    ((tiles + s->wino_chunk - 1) / s->wino_chunk));
+            }
+            if (s->kind == CG_STEP_WINO_IN || s->kind == CG_STEP_WINO_OUT) {
+                assert_int_equal(s->wino_block[0], 1);
+                assert_int_equal(s->wino_block[1], s->wino_tiles[1]);
+                assert_int_equal(s->work_items, p.n * s->wino_tiles[0]);
+                assert_int_equal(s->phase_id, s->kind == CG_STEP_WINO_OUT &&
+                                                      s->role == CG_ROLE_BWD_DATA ? 0 : -1);
+            }
             if (s->kind != CG_STEP_WINO_CONV) continue;
             int dx = s->phase_id == 0;
             assert_int_equal(s->src.buffer, dx ? CG_T_DY : CG_T_X);
@@ -1008,12 +1077,25 @@ static void test_winograd_choice(void **state) {
     assert_int_equal(conv->work_items, 16);
     assert_int_equal(conv->scratch_bytes, 4 * (36 * 16 * 32 + 3 * 36 * 16 * 32 + 16 * 16 * 32));
     free(plan);
-    /* 272 channels in, 288 out: one 7-tile row overflows 512 KiB, so rows split in two blocks */
-    p = parse("bwdd_f32_nchw_g1mb1ic288oc272_i2x25_o2x25_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    /* 128 channels each way (U 2.4 MB, fused): one row of 16 tiles overflows 512 KiB (36 KiB a
+     * tile), so rows split in two blocks of 8 */
+    p = parse("bwdd_f32_nchw_g1mb1ic128oc128_i2x62_o2x62_f3x3_s1x1_d1x1_pl1x1_ph1x1");
     plan = plan_for(&p, &base_target);
     conv = find_kind(plan, CG_STEP_WINO_CONV);
-    assert_int_equal(conv->wino_block[1], 4);
+    assert_non_null(conv);
+    assert_int_equal(conv->wino_block[1], 8);
     assert_int_equal(conv->work_items, 2);
+    free(plan);
+    /* staged, 512 channels at 7x7, batch 8: 32 tiles, one GEMM chunk (36 tiles of mr 6, V rows
+     * of 72 KiB); 36 x 8 blocks of 64 output channels */
+    p = parse("bwdd_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    plan = plan_for(&p, &base_target);
+    conv = find_kind(plan, CG_STEP_WINO_GEMM);
+    assert_non_null(conv);
+    assert_int_equal(conv->mr, 6);
+    assert_int_equal(conv->wino_chunk, 36);
+    assert_int_equal(conv->work_items, 36 * 8);
+    assert_int_equal(conv->wino_m_offset - conv->wino_v_offset, 36 * 32 * 512 * 4);
     free(plan);
 }
 
@@ -1251,6 +1333,7 @@ int main(void) {
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
+        cmocka_unit_test(test_folded_1x1_dw),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

@@ -13,6 +13,8 @@ const cgt_family cgt_families[] = {
     {"dx_s2_3x3", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":18,\"input\":[9,10],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]"},
     /* empty phases, zero numerator: Y=1 s=2 (the 1x1 strided swap), Y=2 s=3 */
     {"dx_1x1_s2", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":17,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
+    /* the same with planes of whole vectors: 16-bit dx planes are staged and written whole */
+    {"dx_1x1_s2_staged", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":24,\"input\":[8,16],\"filter\":[1,1],\"stride\":[2,2]"},
     {"dx_y2_s3", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":7,\"input\":[17],\"filter\":[2],\"stride\":[3]"},
     /* empty phases, negative numerator (the rocMLIR wrap): Y=1 s=3, Y=1 s=4, Y=2 s=4 */
     {"dx_y1_s3", 1, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":5,\"input\":[16],\"filter\":[1],\"stride\":[3]"},
@@ -105,6 +107,8 @@ const cgt_family cgt_families[] = {
     {"dw_xturn_s2_dil", 2, "\"op\":\"bwd_weight\",\"n\":3,\"c\":16,\"k\":40,\"input\":[9,40],\"filter\":[3,3],\"stride\":[2,1],\"dilation\":[1,2],\"pad\":[1,2]"},
     {"dw_xturn_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":16,\"k\":33,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
     {"dw_xturn_c8", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":8,\"k\":20,\"input\":[6,30],\"filter\":[3,3],\"pad_lo\":[1,0],\"pad_hi\":[0,2]"},
+    /* 1x1 dw on short rows, run on whole planes as rows (output-channel tail, bias) */
+    {"dw_1x1_fold", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":20,\"k\":37,\"input\":[5,7],\"filter\":[1,1]"},
     {"dw_gemm_long", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":7,\"input\":[3,530],\"filter\":[3,3],\"pad\":[1,1]"},
     {"dw_gemm_1x1_s2", 1, "\"op\":\"bwd_weight\",\"n\":2,\"c\":5,\"k\":6,\"input\":[1100],\"filter\":[1],\"stride\":[2]"},
     {"dw_gemm_1x1_flat", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":4,\"k\":5,\"input\":[2,520],\"filter\":[1,1]"},
@@ -124,7 +128,7 @@ const cgt_family cgt_families[] = {
      * of 3, so some output planes read only padding (exact zeros) */
     {"wino_3d_pad", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[4,6,5],\"filter\":[3,3,3],\"pad_lo\":[0,0,2],\"pad_hi\":[2,2,0]"},
     {"wino_3d_kd2", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":16,\"k\":16,\"input\":[3,5,4],\"filter\":[2,3,3],\"pad_lo\":[3,1,1],\"pad_hi\":[0,1,1]"},
-    {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":288,\"k\":272,\"input\":[2,25],\"filter\":[3,3],\"pad\":[1,1]"},
+    {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":128,\"k\":128,\"input\":[2,62],\"filter\":[3,3],\"pad\":[1,1]"},
     /* forward, and everything at once */
     {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
     {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},
