@@ -320,7 +320,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         return "cpu/wino_weights.c.in";
     }
-    int mode = p->dtype != CG_F32 ? 2 : p->channels_last ? 1 : 0;
+    int mode = p->channels_last ? 1 : 0;
     cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
     cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
     cg_values_int(v, "IN_D", s->src.logical[0]);
@@ -355,6 +355,12 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "STORE_MODE", mode);
     cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
     cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
+    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
+    cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
+    cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
+    cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
+    cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "AT", at, s->wino_m * alpha);
     return "cpu/wino_conv.c.in";
