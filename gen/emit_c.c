@@ -193,7 +193,7 @@ static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_templ
  * from 7.2 to 4.9 ms, 16 and 32 measured no better. */
 #define CG_PLANAR_PREFETCH_ROWS 8
 
-/* Storage of the tensors a planar step reads (and, with stores, writes) in place. */
+/* Storage of the tensors a planar or Winograd step reads (and, with stores, writes) in place. */
 static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores) {
     const char *suffix = vec_suffix(dtype);
     cg_values_set(v, "ELEM", "%s", elem_type(dtype));
@@ -310,7 +310,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
         cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
         cg_values_int(v, "ALPHA", alpha);
         cg_values_int(v, "KD", depth_taps);
-        cg_values_int(v, "STREAM_U", s->wino_v_offset > 0); /* staged plans */
+        cg_values_int(v, "STREAM_U", s->stream);
         cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
         cg_values_int(v, "CO_STRIDE", w.cout);
         cg_values_int(v, "CI_STRIDE", w.cin);
@@ -355,12 +355,8 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "STORE_MODE", mode);
     cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
     cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
-    cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
     cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
-    cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
-    cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
-    cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
-    cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
+    set_planar_storage(v, p->dtype, 1);
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "AT", at, s->wino_m * alpha);
     return "cpu/wino_conv.c.in";

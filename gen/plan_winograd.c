@@ -134,16 +134,25 @@ static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int 
  * scratch budget. */
 #define STAGED_WS_CAP ((int64_t)256 << 20)
 
+/* Bytes of the transformed weights U (every depth tap). */
+static int64_t u_bytes_of(const wino_shape *s) {
+    return s->depth_taps * s->alpha * s->alpha * s->cin * s->cout_pad * 4;
+}
+
+/* Stack bytes of a staged step's band: the input band of one tile row (WINO_IN) or its output
+ * band (WINO_OUT). */
+static int64_t staged_band_bytes(const wino_shape *s, int output) {
+    return output ? (int64_t)s->m * s->m * s->tiles[1] * s->cout_pad * 4
+                  : (int64_t)(s->m + 2) * (s->m * s->tiles[1] + 2) * s->cin_pad * 4;
+}
+
 static int staged_applies(const cg_plan *plan, const wino_shape *s, int64_t batch) {
-    if (s->depth_taps != 1) return 0;
-    const int64_t a2 = (int64_t)s->alpha * s->alpha;
-    if (a2 * s->cin * s->cout_pad * 4 <= plan->target.l3_bytes / 8) return 0;
+    if (s->depth_taps != 1 || u_bytes_of(s) <= plan->target.l3_bytes / 8) return 0;
     const int64_t tiles = batch * s->tiles[0] * s->tiles[1];
-    if (a2 * tiles * (s->cin_pad + s->cout_pad) * 4 > STAGED_WS_CAP) return 0;
-    const int64_t band = (int64_t)(s->m + 2) * (s->m * s->tiles[1] + 2) * s->cin_pad * 4;
-    const int64_t oband = (int64_t)s->m * s->m * s->tiles[1] * s->cout_pad * 4;
+    if ((int64_t)s->alpha * s->alpha * tiles * (s->cin_pad + s->cout_pad) * 4 > STAGED_WS_CAP)
+        return 0;
     const int64_t budget = scratch_budget(&plan->target);
-    return band <= budget && oband <= budget;
+    return staged_band_bytes(s, 0) <= budget && staged_band_bytes(s, 1) <= budget;
 }
 
 /* Structural conditions: what the kernels can do at all. */
@@ -172,8 +181,7 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
         wino_shape s = shape_of(plan, dims, m, dx);
         int staged = staged_applies(plan, &s, p->n);
         if (!staged && scratch_of(&s, 1, 1) > scratch_budget(&plan->target)) return 0;
-        int64_t u_bytes = s.depth_taps * s.alpha * s.alpha * s.cin * s.cout_pad * 4;
-        if (!forced && !staged && u_bytes > U_BYTES_CAP) return 0;
+        if (!forced && !staged && u_bytes_of(&s) > U_BYTES_CAP) return 0;
     }
     return m;
 }
@@ -233,12 +241,11 @@ static cg_status stage(cg_plan *plan, cg_step *conv, const wino_shape *s, int dx
     conv->wino_chunk = chunk;
     cg_step *gemm = add(plan, CG_STEP_WINO_GEMM, msg), *out = gemm ? add(plan, CG_STEP_WINO_OUT, msg) : NULL;
     if (!out) return CG_ERR_UNSUPPORTED;
-    cg_step base = *conv;
-    base.phase_id = -1;
-    *conv = base;
+    conv->phase_id = -1;
+    const cg_step base = *conv;
     conv->kind = CG_STEP_WINO_IN;
     conv->wino_stage = 1;
-    conv->scratch_bytes = (s->m + 2) * (s->m * s->tiles[1] + 2) * s->cin_pad * 4;
+    conv->scratch_bytes = staged_band_bytes(s, 0);
     conv->work_items = p->n * s->tiles[0];
     cg_name_step(plan, conv, dx ? "wbwddi" : "wfwdi");
     *gemm = base;
@@ -251,7 +258,7 @@ static cg_status stage(cg_plan *plan, cg_step *conv, const wino_shape *s, int dx
     out->kind = CG_STEP_WINO_OUT;
     out->wino_stage = 3;
     out->phase_id = dx ? 0 : -1;
-    out->scratch_bytes = s->m * s->m * s->tiles[1] * s->cout_pad * 4;
+    out->scratch_bytes = staged_band_bytes(s, 1);
     out->work_items = p->n * s->tiles[0];
     cg_name_step(plan, out, dx ? "wbwddo" : "wfwdo");
     return CG_OK;
@@ -306,8 +313,7 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
                        ? plan->target.force_mr
                        : cg_tile_mr(plan->target.isa, conv->nv,
                                     conv->wino_block[0] * conv->wino_block[1]);
-        int64_t alpha = m + 2;
-        conv->wpack_offset = cg_ws_alloc(plan, kd * alpha * alpha * s.cin * s.cout_pad * 4);
+        conv->wpack_offset = cg_ws_alloc(plan, u_bytes_of(&s));
         conv->work_items = p->n * ((out[0] + conv->wino_planes - 1) / conv->wino_planes) *
                            ((s.tiles[0] + conv->wino_block[0] - 1) / conv->wino_block[0]) *
                            ((s.tiles[1] + conv->wino_block[1] - 1) / conv->wino_block[1]);
@@ -321,8 +327,7 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
         cg_name_step(plan, weights, dx ? "wpackwd" : "wpackw");
         if (staged_applies(plan, &s, p->n)) {
             if (stage(plan, conv, &s, dx, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
-            weights->wino_v_offset = conv->wino_v_offset; /* staged: U streamed out */
-            weights->wino_m_offset = conv->wino_m_offset;
+            weights->stream = 1; /* U far larger than the caches, read once by the GEMMs */
         }
     }
     return CG_OK;
