@@ -241,6 +241,31 @@ static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
     set_list(v, "PHASE_END", phase_end, (int)s->stride[2]);
 }
 
+/* Tap tables of a stride-phase step: taps sorted by phase with their dy row and column shifts
+ * (a, b), where each phase's taps end, and the band, tile and writer sizes. */
+static void set_planar_phase_taps(cg_template_values *v, const cg_step *s) {
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], a[CG_MAX_TAPS], b[CG_MAX_TAPS];
+    int64_t phases = s->stride[1] * s->stride[2], end[CG_MAX_STEP_PHASES], bmin = 0, bmax = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        a[t] = s->tap_offset[t][1];
+        b[t] = s->tap_offset[t][2];
+        if (t == 0 || b[t] < bmin) bmin = b[t];
+        if (t == 0 || b[t] > bmax) bmax = b[t];
+    }
+    for (int64_t q = 0; q < phases; q++) end[q] = s->phase_tap_end[q];
+    cg_values_int(v, "TAPS", taps);
+    cg_values_int(v, "S1", s->stride[1]);
+    cg_values_int(v, "SW", s->stride[2]);
+    cg_values_int(v, "BMIN", bmin);
+    cg_values_int(v, "SHIFTS", bmax - bmin + 1);
+    cg_values_int(v, "BAND_ROWS", s->item_rows);
+    cg_values_int(v, "STREAM", s->stream);
+    cg_values_int(v, "WRITE_STEP", s->row_block);
+    set_list(v, "TAP_A", a, (int)taps);
+    set_list(v, "TAP_B", b, (int)taps);
+    set_list(v, "PHASE_END", end, (int)phases);
+}
+
 /* Tap tables of a planar step, and the x range where every tap stays inside the row. */
 static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], map[CG_MAX_TAPS];
@@ -443,6 +468,10 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
+    case CG_STEP_PLANAR_PHASES:
+        set_planar_tile(v, s, p->dtype);
+        set_planar_phase_taps(v, s);
+        return "cpu/planar_phases.c.in";
     case CG_STEP_PLANAR_DW_GEMM: return fill_planar_dw_gemm(plan, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);

@@ -45,7 +45,7 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
-    "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out"};
+    "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -316,6 +316,7 @@ int cg_step_region(cg_step_kind kind) {
     case CG_STEP_PLANAR_DW_PARTIAL:
     case CG_STEP_PLANAR_DW_GEMM:
     case CG_STEP_PLANAR_CONV:
+    case CG_STEP_PLANAR_PHASES:
     case CG_STEP_WINO_CONV:
     case CG_STEP_WINO_GEMM: return 2;
     case CG_STEP_TO_CL:

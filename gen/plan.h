@@ -20,6 +20,7 @@
 #define CG_STEPS_LIMIT_TEXT "128"
 #define CG_MAX_FILTER_EXTENT 64 /* per dim: bounds the phase tables */
 #define CG_MAX_TAPS 1024        /* product over dims: bounds the tap tables */
+#define CG_MAX_STEP_PHASES 16   /* stride phases of one PLANAR_PHASES step */
 #define CG_KERNEL_NAME_MAX 160
 
 
@@ -44,6 +45,8 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_IN,   /* staged Winograd: input tile rows -> V[xi][tile][cin] (workspace) */
     CG_STEP_WINO_GEMM, /* staged Winograd: M[xi] = V[xi] U[xi] per (xi, channel block, chunk) */
     CG_STEP_WINO_OUT,  /* staged Winograd: M tile rows -> output tensor */
+    CG_STEP_PLANAR_PHASES, /* strided 2-D dx on f32 NC.. planes: a GEMM per stride phase over
+                              its flattened phase plane */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -124,6 +127,12 @@ typedef struct cg_step {
      * phase (position 2j + q reads column j + offset), and phase q owns the taps up to
      * row_phase_end[q]. With stride 1: one phase, row_phase_end[0] = all taps. */
     int row_phase_end[2];
+    /* PLANAR_PHASES (plan_planar_phases.c): the taps sorted by the stride phase p = qy*SW + qx
+     * they feed (output position (S1*jy + qy, SW*jx + qx)); phase p owns the taps up to
+     * phase_tap_end[p], and tap_offset[t] = {0, a, b}: it reads dy at (jy + a, jx + b).
+     * item_rows: phase rows per work item (a band); row_block: phase rows of the previous
+     * item written out after each tile (stream: dx leaves by non-temporal stores). */
+    int phase_tap_end[CG_MAX_STEP_PHASES];
 
     /* WINO_*: Winograd F(wino_m x wino_m, 3x3) (plan_winograd.c). The tensor convolved is
      * src, the result dst (both the problem's own tensors: src/dst.logical are their extents);

@@ -98,6 +98,7 @@ int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     if (!cg_is_depthwise(p) && planar_dw_gemm_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen))
         return 1;
     if (!cg_is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
+    if (cg_planar_phases_applies(plan, dims)) return 1;
     if (!cg_is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
     /* Depthwise: stride 1, or a dw/db alone with any stride across rows and 1 or 2 along them
      * (strided fwd and dx have no planar depthwise kernel; MobileNet's stride-2 dw spent 70%
@@ -138,8 +139,8 @@ void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const
 
 /* A planar dense/grouped/1x1 step of fwd (x -> y) or dx (dy -> dx, channel roles swapped
  * within each group) in place on the planes; fwd is planar only at stride 1. */
-static cg_step *add_planar_gemm(cg_plan *plan, const cg_dims *dims, cg_step_kind kind, int dx,
-                                char *msg) {
+cg_step *cg_planar_gemm_step(cg_plan *plan, const cg_dims *dims, cg_step_kind kind, int dx,
+                             char *msg) {
     const cg_problem *p = &plan->problem;
     cg_step *step = add(plan, kind, msg);
     if (!step) return NULL;
@@ -160,7 +161,7 @@ static cg_step *add_planar_gemm(cg_plan *plan, const cg_dims *dims, cg_step_kind
 }
 
 /* The PACK_W step that packs a planar conv step's weights [g][block][tap][cin][MR]. */
-static cg_status add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg) {
+cg_status cg_planar_add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg) {
     cg_step *pack = add(plan, CG_STEP_PACK_W, msg);
     if (!pack) return CG_ERR_UNSUPPORTED;
     *pack = *conv;
@@ -207,7 +208,7 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
     for (int pass = 0; pass < 2; pass++) {
         int dx = pass == 1;
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
-        cg_step *step = add_planar_gemm(plan, dims, CG_STEP_PLANAR_CONV, dx, msg);
+        cg_step *step = cg_planar_gemm_step(plan, dims, CG_STEP_PLANAR_CONV, dx, msg);
         if (!step) return CG_ERR_UNSUPPORTED;
         cg_planar_fill_taps(step, dims, dx ? -1 : 1);
         split_row_phases(step);
@@ -244,7 +245,7 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
             cg_ws_alloc(plan, p->groups * blocks * taps * step->cin_g * step->mr * 4);
         step->work_items = p->n * p->groups * step->count[0] * step->count[1];
         cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
-        if (add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
+        if (cg_planar_add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }
     return CG_OK;
 }
@@ -259,7 +260,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
     for (int pass = 0; pass < 2; pass++) {
         int dx = pass == 1;
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
-        cg_step *step = add_planar_gemm(plan, dims, CG_STEP_PLANAR_1X1, dx, msg);
+        cg_step *step = cg_planar_gemm_step(plan, dims, CG_STEP_PLANAR_1X1, dx, msg);
         if (!step) return CG_ERR_UNSUPPORTED;
         cg_planar_fill_taps(step, dims, 1); /* one tap at offset 0 */
         step->row_phase_end[0] = 1;
@@ -297,7 +298,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->work_items = p->n * p->groups * blocks;
         }
         cg_name_step(plan, step, dx ? "gbwdd" : "gfwd");
-        if (add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
+        if (cg_planar_add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }
     return CG_OK;
 }
@@ -325,9 +326,9 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const unsigned ops = p->ops;
     if (!cg_is_depthwise(p) && (ops & CG_OP_BWD_WEIGHT)) return cg_plan_planar_dw_gemm(plan, dims, msg);
-    if (!cg_is_depthwise(p))
-        return planar_1x1_applies(p, dims) ? plan_planar_1x1(plan, dims, msg)
-                                           : plan_planar_dense(plan, dims, msg);
+    if (!cg_is_depthwise(p) && planar_1x1_applies(p, dims)) return plan_planar_1x1(plan, dims, msg);
+    if (cg_planar_phases_applies(plan, dims)) return cg_plan_planar_phases(plan, dims, msg);
+    if (!cg_is_depthwise(p)) return plan_planar_dense(plan, dims, msg);
     /* strided depthwise dx alone (strided_depthwise_dx): the dense kernel, G = C */
     if (ops == CG_OP_BWD_DATA && (dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1))
         return plan_planar_dense(plan, dims, msg);

@@ -1,0 +1,132 @@
+/* plan_planar_phases.c: strided 2-D dx straight on channels-first planes, one GEMM per stride
+ * phase over its flattened phase plane (templates/cpu/planar_phases.c.in).
+ *
+ * Output position (S1*jy + qy, SW*jx + qx) of dx belongs to phase (qy, qx); filter tap (f1, f2)
+ * feeds the phase where S divides o + pl - d*f, and reads dy at (jy + a, jx + b) with
+ * a = (qy + pl1 - d1*f1) / S1 and b = (qx + pl2 - d2*f2) / SW (the sub-filters of math.md).
+ * With dy's row width as the phase plane's row width every tap is a constant flat offset
+ * a*W + b, so the lanes run across row ends instead of idling at them: the row-per-item
+ * planar kernel filled 28 of 32 lanes on S2's 28-position phase rows, and dy rows under 16
+ * positions (ResNet's 14x14 and 7x7 stride-2 dx) did not fit it at all.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Input channels per group below which the row-per-item planar kernel stays: the phase
+ * kernel writes dx through a stack band, a cost per output element against 4.5 * CIN FMAs
+ * per element at stride 2 with 3x3 taps. S6 (8 channels per group) ran 8.3 ms against 7.7
+ * ms on the row kernel, S2 (128) 8.8 against 9.9 ms. */
+#define PHASES_MIN_CIN 32
+
+/* Vectors a phase plane must fill at least: on smaller planes a tile of a few vectors reloads
+ * its weights and sets up its taps for few FMAs, and the channels-last kernels (channels in
+ * the lanes) are faster: ResNet's 256-channel 14x14 stride-2 dx (13 vectors per phase) ran
+ * 5.9 ms against 5.3, the 512-channel 7x7 one (4 vectors) 8.7 against 7.0; 28x28 phases (49
+ * vectors, S2) ran 9% faster than the row kernel. */
+#define PHASES_MIN_VECTORS 24
+
+/* Stack bytes the bands and the output mirror of one kernel call may use: they must stay in
+ * the core's L2 with the group's dy rows beside them. */
+#define PHASES_STACK_CAP ((int64_t)512 << 10)
+
+int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_DATA) return 0;
+    if (cg_is_depthwise(p) || p->k / p->groups < PHASES_MIN_CIN) return 0;
+    /* 2-D (or 1-D): no depth taps, strides across rows of any size and 1 or 2 along them */
+    if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
+    if (dims->stride[1] == 1 && dims->stride[2] == 1) return 0;
+    if (dims->stride[2] > 2 || dims->stride[1] * dims->stride[2] > CG_MAX_STEP_PHASES) return 0;
+    /* a phase row no wider than a dy row (the flat walk's row width) */
+    if (cg_ceil_div(dims->in[2], dims->stride[2]) > dims->out[2]) return 0;
+    const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    const int64_t phase_rows = cg_ceil_div(dims->in[1], dims->stride[1]);
+    return cg_ceil_div(phase_rows * dims->out[2], vlen) >= PHASES_MIN_VECTORS;
+}
+
+/* Sorts the filter taps by the phase they feed and records their dy shifts (phase units). */
+static void sort_taps_by_phase(cg_step *step, const cg_dims *dims) {
+    const int64_t s1 = dims->stride[1], sw = dims->stride[2];
+    int64_t count = 0;
+    for (int64_t qy = 0; qy < s1; qy++)
+        for (int64_t qx = 0; qx < sw; qx++) {
+            for (int64_t f1 = 0; f1 < dims->filter[1]; f1++)
+                for (int64_t f2 = 0; f2 < dims->filter[2]; f2++) {
+                    const int64_t off1 = dims->pad_lo[1] - dims->dilation[1] * f1;
+                    const int64_t off2 = dims->pad_lo[2] - dims->dilation[2] * f2;
+                    if (cg_floor_div(qy + off1, s1) * s1 != qy + off1) continue;
+                    if (cg_floor_div(qx + off2, sw) * sw != qx + off2) continue;
+                    step->tap_offset[count][0] = 0;
+                    step->tap_offset[count][1] = (int32_t)((qy + off1) / s1);
+                    step->tap_offset[count][2] = (int32_t)((qx + off2) / sw);
+                    step->tap_map[count++] = (int32_t)(f1 * dims->filter[2] + f2);
+                }
+            step->phase_tap_end[qy * sw + qx] = (int)count;
+        }
+    step->taps[0] = 1;
+    step->taps[1] = dims->filter[1];
+    step->taps[2] = dims->filter[2];
+}
+
+/* The register tile: NV flat vectors (3 where the vectors of a band allow it with little
+ * padding, 2 or 1 on small planes) and as many output channels as the register file holds
+ * beside them (MR*NV accumulators, NV dy vectors, a broadcast), evened out over the
+ * channels so the last block is not a sliver (128 channels: 16 blocks of 8, not 15 of 9). */
+static void choose_tile(cg_step *step, const cg_isa_budget *budget, int64_t band_vectors) {
+    int nv = budget->max_nv < 3 ? budget->max_nv : 3;
+    while (nv > 1 && cg_ceil_div(band_vectors, nv) * nv * 10 > band_vectors * 11) nv--;
+    int mr = (budget->registers - nv - 1) / nv;
+    if (mr > budget->max_mr) mr = budget->max_mr;
+    if (mr > step->cout_g) mr = (int)step->cout_g;
+    if (mr < 1) mr = 1;
+    int best = mr;
+    for (int m = mr; m > mr / 2 && m >= 1; m--)
+        if (cg_ceil_div(step->cout_g, m) * m < cg_ceil_div(step->cout_g, best) * best) best = m;
+    step->nv = nv;
+    step->mr = best;
+}
+
+/* Stack bytes of a call with bands of `rows` phase rows: the phase bands (two when streaming:
+ * the writer drains one while the tiles fill the other) and the mirror of one channel's run. */
+static int64_t stack_bytes(const cg_step *step, int64_t rows, int vlen, int64_t esize) {
+    const int64_t phases = step->stride[1] * step->stride[2], width = step->src.logical[2];
+    const int64_t vectors = cg_ceil_div(cg_ceil_div(rows * width, vlen), step->nv) * step->nv;
+    const int64_t bands = (step->stream ? 2 : 1) * (phases * step->mr * vectors * vlen + vlen) * 4;
+    const int64_t mirror = (step->stride[1] * rows * step->dst.logical[2]) * esize + 128 + 8 * vlen;
+    return bands + (step->stream ? mirror : 0);
+}
+
+cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    cg_step *step = cg_planar_gemm_step(plan, dims, CG_STEP_PLANAR_PHASES, 1, msg);
+    if (!step) return CG_ERR_UNSUPPORTED;
+    sort_taps_by_phase(step, dims);
+    step->vlen = budget->vlen;
+    const int64_t width = dims->out[2], phase_rows = cg_ceil_div(dims->in[1], dims->stride[1]);
+    choose_tile(step, budget, cg_ceil_div(phase_rows * width, budget->vlen));
+    if (plan->target.force_nv > 0) step->nv = plan->target.force_nv;
+    if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
+    /* dx larger than the L3 leaves by non-temporal stores, written between the tiles of the
+     * next work item (a write pass after each item left the FMAs idle meanwhile) */
+    const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
+    step->stream = p->n * p->c * dims->in[1] * dims->in[2] * esize > plan->target.l3_bytes;
+    /* bands: the whole phase plane where the stack allows it, else the most rows that fit */
+    int64_t rows = phase_rows, cap = plan->target.l2_bytes / 2;
+    if (cap <= 0 || cap > PHASES_STACK_CAP) cap = PHASES_STACK_CAP;
+    while (rows > 1 && stack_bytes(step, rows, budget->vlen, esize) > cap) rows--;
+    step->item_rows = rows;
+    /* phase rows written per tile: an item's rows spread over the next item's tiles */
+    const int64_t tiles = step->stride[1] * step->stride[2] *
+                          (cg_ceil_div(rows * width, budget->vlen) / step->nv);
+    step->row_block = tiles > 0 ? cg_ceil_div(step->mr * rows, tiles) : rows;
+    if (step->row_block < 1) step->row_block = 1;
+    const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
+    step->wpack_offset =
+        cg_ws_alloc(plan, p->groups * blocks * dims->taps * step->cin_g * step->mr * 4);
+    step->work_items = p->n * p->groups * cg_ceil_div(phase_rows, rows) * blocks;
+    cg_name_step(plan, step, "fbwdd");
+    return cg_planar_add_weight_pack(plan, step, msg);
+}
