@@ -272,6 +272,60 @@ static void test_streaming_reorders(void **state) {
     free(problems);
 }
 
+/* Strided dx as GEMMs over flattened stride-phase planes (planar_phases), each CPU ISA, with
+ * plain stores and (a target claiming a 4 KiB L3) non-temporal ones: odd extents with a
+ * ragged channel block (f32), stride 3 across rows only (f16), dilation 2 with uneven padding
+ * and groups, every tap in one phase (bf16), 1-D, a stride of 4 across rows (a row phase no
+ * tap reaches: exact zeros), and a plane split into bands of rows (the stack budget). */
+static void test_stride_phase_planes(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"odd\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":20,\"k\":32,\"input\":[41,43],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"rows3\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":16,\"k\":40,\"input\":[60,40],\"filter\":[3,3],\"stride\":[3,1],\"pad\":[1,1]},"
+        "{\"name\":\"dil\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":24,\"k\":64,\"groups\":2,\"input\":[47,50],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"dilation\":[2,2],\"pad_lo\":[2,1],\"pad_hi\":[1,2]},"
+        "{\"name\":\"line\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCW\","
+        "\"n\":2,\"c\":8,\"k\":32,\"input\":[801],\"filter\":[3],\"stride\":[2],\"pad\":[1]},"
+        "{\"name\":\"s4\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":8,\"k\":32,\"input\":[64,48],\"filter\":[3,3],\"stride\":[4,2],\"pad\":[1,1]},"
+        "{\"name\":\"bands\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":9,\"k\":32,\"input\":[170,161],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    cg_gen_options options = {.targets = CG_TARGET_CPU,
+                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
+                                          (1u << CG_ISA_GENERIC),
+                              .threads = 2};
+    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
+        char dir[4200], msg[CG_MSG_MAX], grep[4400];
+        snprintf(dir, sizeof dir, "%s", cgt_pack_dir(tiny_l3 ? "phases_stream" : "phases"));
+        if (tiny_l3) setenv("CONVGRAD_L3_BYTES", "4096", 1);
+        cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
+        unsetenv("CONVGRAD_L3_BYTES");
+        assert_int_equal(built, CG_OK);
+        /* the path under test is really planned: every problem on every ISA, banded */
+        snprintf(grep, sizeof grep, "test $(grep -l 'define STREAM %d' %s/src/*fbwdd*.c | wc -l) -eq 18",
+                 tiny_l3, dir);
+        assert_int_equal(system(grep), 0);
+        snprintf(grep, sizeof grep,
+                 "f=$(grep -l 'define OUT1 170' %s/src/*fbwdd*__avx512.c) && ! grep -q 'BAND_ROWS 85$' $f",
+                 dir);
+        assert_int_equal(system(grep), 0);
+        cgrt_pack *pack;
+        assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
+        int failures = 0;
+        for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
+            failures += check_problems(pack, problems, count, (cg_isa)isa, "phases");
+        assert_int_equal(failures, 0);
+        cgrt_pack_close(pack);
+    }
+    free(problems);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_avx512),
@@ -281,6 +335,7 @@ int main(void) {
         cmocka_unit_test(test_split_remainders),
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_streaming_reorders),
+        cmocka_unit_test(test_stride_phase_planes),
     };
     /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */
     const char *filter = getenv("CGT_FILTER");

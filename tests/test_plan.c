@@ -58,7 +58,7 @@ static int is_dx_conv(const cg_step *s) {
     return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
             s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
             s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV ||
-            s->kind == CG_STEP_WINO_OUT) &&
+            s->kind == CG_STEP_WINO_OUT || s->kind == CG_STEP_PLANAR_PHASES) &&
            s->phase_id >= 0;
 }
 
@@ -167,6 +167,15 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
 static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
     int n = 0;
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+    if (s->kind == CG_STEP_PLANAR_PHASES) { /* x = (0, S1*jy + qy, SW*jx + qx): phase taps */
+        const int64_t s1 = s->stride[1], sw = s->stride[2], p = x[1] % s1 * sw + x[2] % sw;
+        for (int64_t t = p == 0 ? 0 : s->phase_tap_end[p - 1]; t < s->phase_tap_end[p]; t++) {
+            const int64_t o1 = x[1] / s1 + s->tap_offset[t][1], o2 = x[2] / sw + s->tap_offset[t][2];
+            if (x[0] != 0 || o1 < 0 || o1 >= g->out[1] || o2 < 0 || o2 >= g->out[2]) continue;
+            codes[n++] = (o1 * g->out[2] + o2) * g->taps + s->tap_map[t];
+        }
+        return n;
+    }
     for (int64_t t = 0; t < taps; t++) {
         int64_t oflat = 0;
         int inside = 1;
@@ -231,7 +240,8 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                     int nw = true_pairs(&g, x, want);
                     int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
                                  s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
-                                 s->kind == CG_STEP_WINO_CONV || s->kind == CG_STEP_WINO_OUT;
+                                 s->kind == CG_STEP_WINO_CONV || s->kind == CG_STEP_WINO_OUT ||
+                                 s->kind == CG_STEP_PLANAR_PHASES;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -590,6 +600,51 @@ static void test_random_problems(void **state) {
  * fill): one PLANAR_CONV step whose row taps split into the two parities of a stride-2 row.
  * The 1x1 s2 case and dilation 2 along a stride-2 row (gcd 2) have every tap in the even
  * phase: the odd positions are stored as exact zeros. */
+/* Strided 2-D dx with 32 or more input channels per group on phase planes of at least 24
+ * vectors: one PLANAR_PHASES step (no reorders, no zero fill) whose taps, sorted by stride
+ * phase, sum exactly each position's gradient pairs (check_dx_plan), including a stride of 4
+ * across rows (a row phase no 3-tap filter reaches: exact zeros) and dilation 2 with uneven
+ * padding and groups (every tap in one phase, three phases of exact zeros). Narrow groups (S6: 8 channels) and small phase planes (14x14 dy: 13
+ * vectors) stay on the row kernel and the channels-last kernels. */
+static void test_planar_phases(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int phases, tap_end[8], mr, nv;
+    } cases[] = {
+        {"bwdd_f32_nchw_g1mb1ic8oc32_i40x40_o20x20_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, {1, 3, 5, 9}, 8, 3},
+        {"bwdd_f32_nchw_g1mb1ic8oc32_i64x48_o16x24_f3x3_s4x2_d1x1_pl1x1_ph0x0", 8,
+         {1, 3, 4, 6, 6, 6, 7, 9}, 8, 3},
+        {"bwdd_f32_nchw_g2mb1ic24oc64_i47x50_o23x25_f3x3_s2x2_d2x2_pl2x1_ph0x2", 4, {0, 9, 9, 9}, 6, 3},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_PHASES), 1);
+        assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL) +
+                             count_kind(plan, CG_STEP_ZERO_FILL) + count_kind(plan, CG_STEP_PLANAR_CONV),
+                         0);
+        const cg_step *step = find_kind(plan, CG_STEP_PLANAR_PHASES);
+        for (int q = 0; q < cases[c].phases; q++)
+            assert_int_equal(step->phase_tap_end[q], cases[c].tap_end[q]);
+        assert_int_equal(step->mr, cases[c].mr);
+        assert_int_equal(step->nv, cases[c].nv);
+        assert_int_equal(step->item_rows, (step->dst.logical[1] + step->stride[1] - 1) / step->stride[1]);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    static const char *const elsewhere[] = {
+        "bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem raw = parse(elsewhere[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_PHASES), 0);
+        free(plan);
+    }
+}
+
 /* 1x1 dx with strides (and stride-1 fwd) on f32 channels-first: one PLANAR_1X1 GEMM step
  * that scatters into dx and zeroes the rest itself (no ZERO_FILL, no reorders). */
 static void test_planar_1x1(void **state) {
@@ -816,13 +871,14 @@ static void test_planar_strided_dx(void **state) {
         free(plan);
     }
     /* two row phases of 2 x 2 vectors: 7 channels fit the register budget; 8 fill all 32 zmm
-     * and are taken when they save a block (128 = 16 x 8), not when they do not (21 = 3 x 7) */
+     * and are taken when they save a block (128 = 16 x 8), not when they do not (21 = 3 x 7);
+     * 16 input channels keep these on the row kernel (32 and more take the phase kernel) */
     static const struct {
         const char *problem;
         int mr;
     } tiles[] = {
-        {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8},
-        {"bwdd_f32_nchw_g1mb16ic21oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 7},
+        {"bwdd_f32_nchw_g1mb16ic128oc16_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8},
+        {"bwdd_f32_nchw_g1mb16ic21oc16_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 7},
     };
     for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
         cg_problem raw = parse(tiles[c].problem);
@@ -1330,7 +1386,8 @@ int main(void) {
         cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
-        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_1x1),
+        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_phases),
+        cmocka_unit_test(test_planar_1x1),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_folded_1x1_dw),
