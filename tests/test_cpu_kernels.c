@@ -67,6 +67,19 @@ static int check_problems(cgrt_pack *pack, const cg_problem *problems, int count
     return failures;
 }
 
+/* Opens the pack in dir and checks every problem against the reference on each CPU ISA. */
+static void check_pack_on_every_isa(const char *dir, const cg_problem *problems, int count,
+                                    const char *label) {
+    char msg[CG_MSG_MAX];
+    cgrt_pack *pack;
+    assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
+    int failures = 0;
+    for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
+        failures += check_problems(pack, problems, count, (cg_isa)isa, label);
+    assert_int_equal(failures, 0);
+    cgrt_pack_close(pack);
+}
+
 static void check_isa(void **state, cg_isa isa) {
     suite *s = *state;
     if (!(cg_host_isa_mask() & (1u << isa))) {
@@ -262,13 +275,7 @@ static void test_streaming_reorders(void **state) {
     snprintf(grep, sizeof grep,
              "test $(grep -l 'define STREAM 1' %s/src/*gbwdd*.c | wc -l) -eq 9", dir);
     assert_int_equal(system(grep), 0);
-    cgrt_pack *pack;
-    assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
-    int failures = 0;
-    for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
-        failures += check_problems(pack, problems, count, (cg_isa)isa, "streaming");
-    assert_int_equal(failures, 0);
-    cgrt_pack_close(pack);
+    check_pack_on_every_isa(dir, problems, count, "streaming");
     free(problems);
 }
 
@@ -315,13 +322,7 @@ static void test_stride_phase_planes(void **state) {
                  "f=$(grep -l 'define OUT1 170' %s/src/*fbwdd*__avx512.c) && ! grep -q 'BAND_ROWS 85$' $f",
                  dir);
         assert_int_equal(system(grep), 0);
-        cgrt_pack *pack;
-        assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
-        int failures = 0;
-        for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
-            failures += check_problems(pack, problems, count, (cg_isa)isa, "phases");
-        assert_int_equal(failures, 0);
-        cgrt_pack_close(pack);
+        check_pack_on_every_isa(dir, problems, count, "phases");
     }
     free(problems);
 }
