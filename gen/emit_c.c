@@ -468,6 +468,23 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
+    case CG_STEP_DW_GEMM_1X1:
+        cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
+        cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
+        cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
+        cg_values_set(v, "LOAD_DY", "%s", load_fn(p->dtype));
+        cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
+        cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
+        set_triple(v, "IN", s->src.logical);
+        set_triple(v, "OUT", s->src2.logical);
+        set_triple(v, "S", s->stride);
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "MR", s->mr);
+        cg_values_int(v, "NV", s->nv);
+        cg_values_int(v, "KCHUNK", s->row_block);
+        return "cpu/dw_1x1_gemm.c.in";
     case CG_STEP_PLANAR_PHASES:
         set_planar_tile(v, s, p->dtype);
         set_planar_phase_taps(v, s);

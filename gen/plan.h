@@ -47,6 +47,8 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_OUT,  /* staged Winograd: M tile rows -> output tensor */
     CG_STEP_PLANAR_PHASES, /* strided 2-D dx on f32 NC.. planes: a GEMM per stride phase over
                               its flattened phase plane */
+    CG_STEP_DW_GEMM_1X1,   /* 1x1 dw on small NC.. planes: lanes along C, dw written in place
+                              (row_block: output channels per work item) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

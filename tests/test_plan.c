@@ -688,11 +688,11 @@ static void test_folded_1x1_dw(void **state) {
         const char *problem;
         int64_t out2, rows; /* the dw step's row length and row count */
     } cases[] = {
-        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 49, 8},
+        {"bwdw-bwdb_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 49, 8},
         {"bwdw-bwdb_f16_nchw_g1mb2ic20oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 196, 2},
         {"bwdw_f32_ncdhw_g1mb2ic16oc16_i3x4x5_o3x4x5_f1x1x1_s1x1x1_d1x1x1_pl0x0x0_ph0x0x0", 60, 2},
         {"bwdw_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 28, 8 * 28},
-        {"bwdw_f32_nchw_g1mb8ic64oc64_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 7, 8 * 7},
+        {"bwdw-bwdb_f32_nchw_g1mb8ic64oc64_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 7, 8 * 7},
         {"bwdw_f32_nchw_g1mb2ic64oc64_i30x15_o30x15_f1x1_s1x1_d1x1_pl0x0_ph0x0", 450, 2},
         {"bwdw_f32_nchw_g1mb2ic64oc64_i40x15_o40x15_f1x1_s1x1_d1x1_pl0x0_ph0x0", 15, 2 * 40},
     };
@@ -705,6 +705,50 @@ static void test_folded_1x1_dw(void **state) {
         assert_int_equal(part->out[2], cases[c].out2);
         assert_int_equal(part->src2.logical[2], cases[c].out2);
         assert_int_equal(part->rows, cases[c].rows);
+        free(plan);
+    }
+}
+
+/* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 with a stride), input
+ * channels in whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
+ * sums, no reduce, no reorder); items = channel blocks x chunks of output channels (whole
+ * tiles) giving 8 per thread where the blocks alone do not. */
+static void test_dw_1x1_gemm(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t items, chunk;
+    } cases[] = {
+        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 1026},
+        {"bwdw_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 2052},
+        {"bwdw_bf16_nchw_g1mb2ic64oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 7, 6},
+        {"bwdw_f32_ncw_g1mb2ic128oc30_i100_o50_f1_s2_d1_pl0_ph0", 10, 6},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &base_target);
+        assert_int_equal(plan->step_count, 1);
+        const cg_step *gemm = find_kind(plan, CG_STEP_DW_GEMM_1X1);
+        assert_non_null(gemm);
+        assert_int_equal(gemm->mr, 6);
+        assert_int_equal(gemm->nv, 4);
+        assert_int_equal(gemm->row_block, cases[c].chunk);
+        assert_int_equal(gemm->work_items, cases[c].items);
+        assert_int_equal(plan->workspace_bytes, 0);
+        free(plan);
+    }
+    static const char *const elsewhere[] = {
+        "bwdw_f32_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g1mb2ic20oc37_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw-bwdb_f32_nchw_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g2mb2ic128oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem p = parse(elsewhere[c]);
+        cg_plan *plan = plan_for(&p, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_DW_GEMM_1X1), 0);
         free(plan);
     }
 }
@@ -1392,7 +1436,7 @@ int main(void) {
         cmocka_unit_test(test_planar_1x1),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
-        cmocka_unit_test(test_folded_1x1_dw),
+        cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

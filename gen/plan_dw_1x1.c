@@ -1,0 +1,80 @@
+/* plan_dw_1x1.c: dense 1x1 backward weight on small channels-first planes as one GEMM with
+ * the lanes along the input channels, dw written in place (templates/cpu/dw_1x1_gemm.c.in).
+ *
+ * dw[k][c] = sum over (n, o) of dy[n][k][o] x[n][c][s*o]: with planes of at most a few hundred
+ * pixels the reduction is short (N x 49 in ResNet's last stage) and dw large (2048 x 1024), so
+ * the partial sums and the reduce that turns them into dw (K x C floats written, read back
+ * and written again) cost a fifth of the dy-turning kernel's time, and at stride 2 that
+ * kernel re-read x from the L3 for every block of output channels.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Output planes up to this many pixels take the GEMM (ResNet's 14x14 and 7x7); from 28x28 on
+ * the dy-turning kernel's split reduction keeps more items in flight. */
+#define DW_1X1_MAX_PLANE 256
+
+/* With a stride the x pixels are gathered element by element into the turned block: cheap next
+ * to the GEMM on 7x7 planes (ResNet's 1024 -> 2048 stride-2 dw 6.3 -> 4.0 ms), not on 14x14
+ * ones (512 -> 1024: 5.3 -> 5.9 ms), which keep the dy-turning kernel. */
+#define DW_1X1_MAX_STRIDED_PLANE 64
+
+/* Stack bytes of the turned x block of one item (all pixels x NB channels, f32). */
+#define DW_1X1_STACK_CAP ((int64_t)512 << 10)
+
+static int nv_of(const cg_isa_budget *budget) {
+    return budget->max_nv < 4 ? budget->max_nv : 4;
+}
+
+int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_WEIGHT ||
+        p->groups != 1)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0) return 0;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    const int64_t nb = (int64_t)nv_of(budget) * budget->vlen, plane = cg_prod(dims->out, 3);
+    const int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
+    return plane <= (strided ? DW_1X1_MAX_STRIDED_PLANE : DW_1X1_MAX_PLANE) && p->c % nb == 0 &&
+           p->n * plane * nb * 4 <= DW_1X1_STACK_CAP;
+}
+
+cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    cg_step *step = cg_plan_add_step(plan, CG_STEP_DW_GEMM_1X1, 1);
+    if (!step) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return CG_ERR_UNSUPPORTED;
+    }
+    cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
+    cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->k, dims->out);
+    step->groups = 1;
+    step->cin_g = p->c;
+    step->cout_g = p->k;
+    step->with_weight = 1;
+    for (int i = 0; i < 3; i++) {
+        step->stride[i] = dims->stride[i];
+        step->out[i] = dims->out[i];
+        step->taps[i] = 1;
+    }
+    /* MR output channels x NV vectors of input channels: MR*NV accumulators, NV x vectors
+     * and a broadcast in the register file (6 x 4 on AVX-512, as the other dw tiles) */
+    step->vlen = budget->vlen;
+    step->nv = nv_of(budget);
+    step->mr = (budget->registers - step->nv - 1) / step->nv;
+    if (step->mr > budget->max_mr) step->mr = budget->max_mr;
+    if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
+    if (step->mr > p->k) step->mr = (int)p->k;
+    /* chunks of output channels: enough items for 8 per thread, each turning its x block once */
+    const int64_t blocks = p->c / ((int64_t)step->nv * budget->vlen);
+    const int64_t want = 8 * (int64_t)plan->target.threads;
+    const int64_t chunks = blocks >= want ? 1 : cg_ceil_div(want, blocks);
+    step->row_block = cg_ceil_div(cg_ceil_div(p->k, chunks), step->mr) * step->mr;
+    step->work_items = blocks * cg_ceil_div(p->k, step->row_block);
+    cg_name_step(plan, step, "xbwdw");
+    return CG_OK;
+}
