@@ -154,13 +154,18 @@ static const char *vec_suffix(cg_dtype dtype) {
     return dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
 }
 
+/* Storage of a dw kernel that turns x channels-last on its stack and reads dy in place. */
+static void set_turned_operands(cg_template_values *v, cg_dtype dtype) {
+    cg_values_set(v, "X_ELEM", "%s", elem_type(dtype));
+    cg_values_set(v, "DY_ELEM", "%s", elem_type(dtype));
+    cg_values_set(v, "LOAD_X", "%s", load_fn(dtype));
+    cg_values_set(v, "LOAD_DY", "%s", load_fn(dtype));
+    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(dtype));
+}
+
 /* The x-turning dw kernel (plan_dw.c x_turn_tile): both tensors in their NC.. planes. */
 static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
-    cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
-    cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
-    cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
-    cg_values_set(v, "LOAD_DY", "%s", load_fn(p->dtype));
-    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
+    set_turned_operands(v, p->dtype);
     cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(p->dtype));
     cg_values_int(v, "IN1", s->src.logical[1]);
     cg_values_int(v, "IN2", s->src.logical[2]);
@@ -469,11 +474,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
     case CG_STEP_DW_GEMM_1X1:
-        cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
-        cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
-        cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
-        cg_values_set(v, "LOAD_DY", "%s", load_fn(p->dtype));
-        cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
+        set_turned_operands(v, p->dtype);
         cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
         set_triple(v, "IN", s->src.logical);
         set_triple(v, "OUT", s->src2.logical);

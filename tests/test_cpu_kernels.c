@@ -67,6 +67,22 @@ static int check_problems(cgrt_pack *pack, const cg_problem *problems, int count
     return failures;
 }
 
+/* Builds the problems into the test pack `leaf` for every CPU ISA, under a target that claims a
+ * 4 KiB L3 when tiny_l3 (the non-temporal paths), and leaves its directory in dir. */
+static void build_cpu_pack(const char *leaf, const cg_problem *problems, int count, int tiny_l3,
+                           char dir[4200]) {
+    cg_gen_options options = {.targets = CG_TARGET_CPU,
+                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
+                                          (1u << CG_ISA_GENERIC),
+                              .threads = 2};
+    char msg[CG_MSG_MAX];
+    snprintf(dir, 4200, "%s", cgt_pack_dir(leaf));
+    if (tiny_l3) setenv("CONVGRAD_L3_BYTES", "4096", 1);
+    cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
+    unsetenv("CONVGRAD_L3_BYTES");
+    if (built != CG_OK) fail_msg("%s: %s", leaf, msg);
+}
+
 /* Opens the pack in dir and checks every problem against the reference on each CPU ISA. */
 static void check_pack_on_every_isa(const char *dir, const cg_problem *problems, int count,
                                     const char *label) {
@@ -259,16 +275,8 @@ static void test_streaming_reorders(void **state) {
         "\"n\":2,\"c\":6,\"k\":10,\"input\":[12,32],\"filter\":[1,1],\"stride\":[2,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    cg_gen_options options = {.targets = CG_TARGET_CPU,
-                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                          (1u << CG_ISA_GENERIC),
-                              .threads = 2};
-    char dir[4200], msg[CG_MSG_MAX], grep[4400];
-    snprintf(dir, sizeof dir, "%s", cgt_pack_dir("streaming"));
-    setenv("CONVGRAD_L3_BYTES", "4096", 1);
-    cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
-    unsetenv("CONVGRAD_L3_BYTES");
-    assert_int_equal(built, CG_OK);
+    char dir[4200], grep[4400];
+    build_cpu_pack("streaming", problems, count, 1, dir);
     /* the path under test is really planned */
     snprintf(grep, sizeof grep, "grep -q 'define STREAM 1' %s/src/*tocl*__avx512.c", dir);
     assert_int_equal(system(grep), 0);
@@ -303,17 +311,9 @@ static void test_stride_phase_planes(void **state) {
         "\"n\":1,\"c\":9,\"k\":32,\"input\":[170,161],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    cg_gen_options options = {.targets = CG_TARGET_CPU,
-                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                          (1u << CG_ISA_GENERIC),
-                              .threads = 2};
     for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
-        char dir[4200], msg[CG_MSG_MAX], grep[4400];
-        snprintf(dir, sizeof dir, "%s", cgt_pack_dir(tiny_l3 ? "phases_stream" : "phases"));
-        if (tiny_l3) setenv("CONVGRAD_L3_BYTES", "4096", 1);
-        cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
-        unsetenv("CONVGRAD_L3_BYTES");
-        assert_int_equal(built, CG_OK);
+        char dir[4200], grep[4400];
+        build_cpu_pack(tiny_l3 ? "phases_stream" : "phases", problems, count, tiny_l3, dir);
         /* the path under test is really planned: every problem on every ISA, banded */
         snprintf(grep, sizeof grep, "test $(grep -l 'define STREAM %d' %s/src/*fbwdd*.c | wc -l) -eq 18",
                  tiny_l3, dir);
@@ -348,13 +348,8 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "\"n\":1,\"c\":64,\"k\":12,\"input\":[4,5,6],\"filter\":[1,1,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    cg_gen_options options = {.targets = CG_TARGET_CPU,
-                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                          (1u << CG_ISA_GENERIC),
-                              .threads = 2};
-    char dir[4200], msg[CG_MSG_MAX], grep[4400];
-    snprintf(dir, sizeof dir, "%s", cgt_pack_dir("dw_1x1_gemm"));
-    assert_int_equal(cgt_build_pack(dir, problems, count, &options, msg), CG_OK);
+    char dir[4200], grep[4400];
+    build_cpu_pack("dw_1x1_gemm", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA */
     snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 18", dir);
     assert_int_equal(system(grep), 0);
