@@ -475,6 +475,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         return "cpu/planar_conv.c.in";
     case CG_STEP_DW_GEMM_1X1:
         set_turned_operands(v, p->dtype);
+        cg_values_set(v, "LOADV_X", "cg_vload%s", vec_suffix(p->dtype));
+        cg_values_set(v, "LOADV_X_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
         set_triple(v, "IN", s->src.logical);
         set_triple(v, "OUT", s->src2.logical);

@@ -16,10 +16,10 @@
  * the dy-turning kernel's split reduction keeps more items in flight. */
 #define DW_1X1_MAX_PLANE 256
 
-/* With a stride the x pixels are gathered element by element into the turned block: cheap next
- * to the GEMM on 7x7 planes (ResNet's 1024 -> 2048 stride-2 dw 6.3 -> 4.0 ms), not on 14x14
- * ones (512 -> 1024: 5.3 -> 5.9 ms), which keep the dy-turning kernel. */
-#define DW_1X1_MAX_STRIDED_PLANE 64
+/* Strides other than 2-D with 1 or 2 along the row gather the x pixels element by element into
+ * the turned block: cheap next to the GEMM on 7x7 planes, not on 14x14 ones (ResNet's 512 ->
+ * 1024 stride-2 dw ran 5.3 -> 5.9 ms so, before the vector copy its stride now takes). */
+#define DW_1X1_MAX_GATHERED_PLANE 64
 
 /* Stack bytes of the turned x block of one item (all pixels x NB channels, f32). */
 #define DW_1X1_STACK_CAP ((int64_t)512 << 10)
@@ -38,7 +38,9 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     const int64_t nb = (int64_t)nv_of(budget) * budget->vlen, plane = cg_prod(dims->out, 3);
     const int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
-    return plane <= (strided ? DW_1X1_MAX_STRIDED_PLANE : DW_1X1_MAX_PLANE) && p->c % nb == 0 &&
+    const int gathered = strided && (dims->stride[0] != 1 || dims->stride[2] > 2 ||
+                                     plane < budget->transpose_width);
+    return plane <= (gathered ? DW_1X1_MAX_GATHERED_PLANE : DW_1X1_MAX_PLANE) && p->c % nb == 0 &&
            p->n * plane * nb * 4 <= DW_1X1_STACK_CAP;
 }
 

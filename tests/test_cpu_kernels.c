@@ -328,8 +328,9 @@ static void test_stride_phase_planes(void **state) {
 }
 
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), each CPU ISA: a tail of
- * output channels (f32), a stride across both dims with an odd plane (f32), 16-bit storage,
- * 1-D with a stride and 3-D; outputs pre-filled with NaN, so an unwritten dw element fails. */
+ * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
+ * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
+ * element by element); outputs pre-filled with NaN, so an unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -345,13 +346,15 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "{\"name\":\"line\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCW\","
         "\"n\":2,\"c\":64,\"k\":30,\"input\":[100],\"filter\":[1],\"stride\":[2]},"
         "{\"name\":\"vol\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCDHW\","
-        "\"n\":1,\"c\":64,\"k\":12,\"input\":[4,5,6],\"filter\":[1,1,1]}]}";
+        "\"n\":1,\"c\":64,\"k\":12,\"input\":[4,5,6],\"filter\":[1,1,1]},"
+        "{\"name\":\"s13\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":64,\"k\":9,\"input\":[6,20],\"filter\":[1,1],\"stride\":[1,3]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("dw_1x1_gemm", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA */
-    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 18", dir);
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 21", dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "dw_1x1_gemm");
     free(problems);
