@@ -473,6 +473,16 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
         return "cpu/planar_conv.c.in";
+    case CG_STEP_DX_GEMM_1X1:
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "P", cg_prod(s->src.logical, 3));
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "MR", s->mr);
+        cg_values_int(v, "NV", s->nv);
+        cg_values_int(v, "IMAGES", s->item_rows);
+        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        return "cpu/dx_1x1_gemm.c.in";
     case CG_STEP_DW_GEMM_1X1:
         set_turned_operands(v, p->dtype);
         cg_values_set(v, "LOADV_X", "cg_vload%s", vec_suffix(p->dtype));

@@ -49,6 +49,8 @@ typedef enum cg_step_kind {
                               its flattened phase plane */
     CG_STEP_DW_GEMM_1X1,   /* 1x1 dw on small NC.. planes: lanes along C, dw written in place
                               (row_block: output channels per work item) */
+    CG_STEP_DX_GEMM_1X1,   /* 1x1 stride-1 dx on small f32 NC.. planes: lanes along C (item_rows:
+                              images per work item) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

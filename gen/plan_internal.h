@@ -59,6 +59,10 @@ cg_status cg_planar_add_weight_pack(cg_plan *plan, const cg_step *conv, char *ms
 /* plan_planar_phases.c: strided 2-D dx as a GEMM per stride phase over flattened planes. */
 int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg);
+/* plan_dx_1x1.c: a dense 1x1 stride-1 dx alone on small f32 channels-first planes, one GEMM
+ * with the lanes along the channels. */
+int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims);
+cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_dw_1x1.c: a dense 1x1 dw alone on small channels-first planes, one GEMM into dw. */
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg);

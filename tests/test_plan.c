@@ -58,7 +58,8 @@ static int is_dx_conv(const cg_step *s) {
     return (s->kind == CG_STEP_CONV || s->kind == CG_STEP_DEPTHWISE ||
             s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
             s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV ||
-            s->kind == CG_STEP_WINO_OUT || s->kind == CG_STEP_PLANAR_PHASES) &&
+            s->kind == CG_STEP_WINO_OUT || s->kind == CG_STEP_PLANAR_PHASES ||
+            s->kind == CG_STEP_DX_GEMM_1X1) &&
            s->phase_id >= 0;
 }
 
@@ -241,7 +242,7 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                     int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
                                  s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
                                  s->kind == CG_STEP_WINO_CONV || s->kind == CG_STEP_WINO_OUT ||
-                                 s->kind == CG_STEP_PLANAR_PHASES;
+                                 s->kind == CG_STEP_PLANAR_PHASES || s->kind == CG_STEP_DX_GEMM_1X1;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -751,6 +752,52 @@ static void test_dw_1x1_gemm(void **state) {
         cg_problem p = parse(elsewhere[c]);
         cg_plan *plan = plan_for(&p, &base_target);
         assert_int_equal(count_kind(plan, CG_STEP_DW_GEMM_1X1), 0);
+        free(plan);
+    }
+}
+
+/* A dense 1x1 stride-1 dx alone on small f32 planes (16 to 255 pixels), output channels in
+ * whole blocks of 4 vectors: a PACK_W step (blocks 64 channels wide, region 1) and one
+ * DX_GEMM_1X1 step whose items are (channel block, run of images): the batch in as many even
+ * runs as 8 items per thread need beside the blocks, each within 256 KiB of results. Every dx
+ * position sums exactly its gradient pairs (check_dx_plan). */
+static void test_dx_1x1_gemm(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t images, items;
+    } cases[] = {
+        {"bwdd_f32_nchw_g1mb3ic64oc70_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 3},
+        {"bwdd_f32_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 32},
+        {"bwdd_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 16},
+        {"bwdd_f32_nchw_g1mb40ic64oc16_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 3, 14},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->step_count, 2);
+        assert_int_equal(plan->steps[0].kind, CG_STEP_PACK_W);
+        assert_int_equal(plan->steps[0].nv * plan->steps[0].vlen, 64);
+        const cg_step *gemm = &plan->steps[1];
+        assert_int_equal(gemm->kind, CG_STEP_DX_GEMM_1X1);
+        assert_false(gemm->concurrent);
+        assert_int_equal(gemm->item_rows, cases[c].images);
+        assert_int_equal(gemm->work_items, cases[c].items);
+        if (raw.n * raw.c * 49 <= 4096) check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    static const char *const elsewhere[] = {
+        "bwdd_f32_nchw_g1mb8ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_f16_nchw_g1mb8ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic20oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic64oc64_i3x3_o3x3_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "fwd-bwdd_f32_nchw_g1mb8ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem raw = parse(elsewhere[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_DX_GEMM_1X1), 0);
         free(plan);
     }
 }
@@ -1439,6 +1486,7 @@ int main(void) {
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
+        cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),

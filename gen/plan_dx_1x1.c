@@ -1,0 +1,92 @@
+/* plan_dx_1x1.c: dense 1x1 stride-1 backward data on small channels-first f32 planes as one
+ * GEMM with the lanes along the output channels (templates/cpu/dx_1x1_gemm.c.in).
+ *
+ * dx[n][c][p] = sum over k of w[k][c] dy[n][k][p]. The planar 1x1 kernel puts its lanes along
+ * the flattened plane: ResNet's 7x7 planes (49 pixels) fill 49 of 64 lanes, and its last tile of
+ * each plane is a single vector whose MR broadcasts per FMA set the pace. Here a tile is MR
+ * pixels from anywhere in a run of images x 4 vectors of channels: no lane idles.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Planes below this many pixels take the GEMM (7x7 and 14x14); 28x28 and larger fill the
+ * planar kernel's vectors but for one tail per plane. */
+#define DX_1X1_MAX_PLANE 256
+
+/* Stack bytes of an item's results (its images' pixels x NB channels, f32). */
+#define DX_1X1_STACK_CAP ((int64_t)256 << 10)
+
+static int nv_of(const cg_isa_budget *budget) {
+    return budget->max_nv < 4 ? budget->max_nv : 4;
+}
+
+int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_DATA ||
+        p->groups != 1 || p->dtype != CG_F32)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0 ||
+            dims->stride[i] != 1)
+            return 0;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    const int64_t nb = (int64_t)nv_of(budget) * budget->vlen, plane = cg_prod(dims->out, 3);
+    return plane < DX_1X1_MAX_PLANE && plane >= budget->transpose_width && p->c % nb == 0 &&
+           plane * nb * 4 <= DX_1X1_STACK_CAP;
+}
+
+cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    cg_step *step = cg_plan_add_step(plan, CG_STEP_DX_GEMM_1X1, 1);
+    if (!step) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return CG_ERR_UNSUPPORTED;
+    }
+    cg_planar_plane_view(&step->src, CG_T_DY, p->n, p->k, dims->out);
+    cg_planar_plane_view(&step->dst, CG_T_DX, p->n, p->c, dims->in);
+    step->groups = 1;
+    step->cin_g = p->k;
+    step->cout_g = p->c;
+    step->role = CG_ROLE_BWD_DATA;
+    step->phase_id = 0;
+    for (int i = 0; i < 3; i++) {
+        step->count[i] = dims->in[i];
+        step->stride[i] = 1;
+        step->taps[i] = 1;
+    }
+    step->tap_map[0] = 0;
+    /* MR pixels x NV vectors of channels: MR*NV accumulators, NV weight vectors, a broadcast */
+    step->vlen = budget->vlen;
+    step->nv = nv_of(budget);
+    step->mr = (budget->registers - step->nv - 1) / step->nv;
+    if (step->mr > budget->max_mr) step->mr = budget->max_mr;
+    if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
+    /* runs of images: the batch in as many even runs as 8 items per thread need beside the
+     * channel blocks, each within the stack block */
+    const int64_t nb = (int64_t)step->nv * budget->vlen, blocks = p->c / nb;
+    const int64_t plane = cg_prod(dims->out, 3), want = 8 * (int64_t)plan->target.threads;
+    int64_t runs = blocks >= want ? 1 : cg_ceil_div(want, blocks);
+    if (runs > p->n) runs = p->n;
+    int64_t images = cg_ceil_div(p->n, runs);
+    while (images > 1 && images * plane * nb * 4 > DX_1X1_STACK_CAP) images--;
+    step->item_rows = images;
+    step->work_items = blocks * cg_ceil_div(p->n, images);
+    step->wpack_offset = cg_ws_alloc(plan, p->k * p->c * 4);
+    cg_name_step(plan, step, "xbwdd");
+    /* the weights packed [block][k][NB] by a PACK_W step whose blocks are NB channels wide */
+    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
+    if (!pack) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return CG_ERR_UNSUPPORTED;
+    }
+    *pack = *step;
+    pack->kind = CG_STEP_PACK_W;
+    pack->nv = (int)nb;
+    pack->vlen = 1;
+    pack->work_items = cg_pack_work_items(pack);
+    cg_name_step(plan, pack, "packwd");
+    return CG_OK;
+}
