@@ -21,12 +21,11 @@
  * 1024 stride-2 dw ran 5.3 -> 5.9 ms so, before the vector copy its stride now takes). */
 #define DW_1X1_MAX_GATHERED_PLANE 64
 
+/* Input channels per tile: 4 vectors on AVX-512 (fewer where the ISA holds fewer). */
+#define DW_1X1_LANES 64
+
 /* Stack bytes of the turned x block of one item (all pixels x NB channels, f32). */
 #define DW_1X1_STACK_CAP ((int64_t)512 << 10)
-
-static int nv_of(const cg_isa_budget *budget) {
-    return budget->max_nv < 4 ? budget->max_nv : 4;
-}
 
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
@@ -36,7 +35,8 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     for (int i = 0; i < 3; i++)
         if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0) return 0;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
-    const int64_t nb = (int64_t)nv_of(budget) * budget->vlen, plane = cg_prod(dims->out, 3);
+    const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DW_1X1_LANES) * budget->vlen;
+    const int64_t plane = cg_prod(dims->out, 3);
     const int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
     const int gathered = strided && (dims->stride[0] != 1 || dims->stride[2] > 2 ||
                                      plane < budget->transpose_width);
@@ -66,9 +66,8 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     /* MR output channels x NV vectors of input channels: MR*NV accumulators, NV x vectors
      * and a broadcast in the register file (6 x 4 on AVX-512, as the other dw tiles) */
     step->vlen = budget->vlen;
-    step->nv = nv_of(budget);
-    step->mr = (budget->registers - step->nv - 1) / step->nv;
-    if (step->mr > budget->max_mr) step->mr = budget->max_mr;
+    step->nv = cg_tile_nv(plan->target.isa, DW_1X1_LANES);
+    step->mr = cg_tile_mr(plan->target.isa, step->nv, 0);
     if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
     if (step->mr > p->k) step->mr = (int)p->k;
     /* chunks of output channels: enough items for 8 per thread, each turning its x block once */

@@ -15,12 +15,11 @@
  * planar kernel's vectors but for one tail per plane. */
 #define DX_1X1_MAX_PLANE 256
 
+/* Output channels per tile: 4 vectors on AVX-512 (fewer where the ISA holds fewer). */
+#define DX_1X1_LANES 64
+
 /* Stack bytes of an item's results (its images' pixels x NB channels, f32). */
 #define DX_1X1_STACK_CAP ((int64_t)256 << 10)
-
-static int nv_of(const cg_isa_budget *budget) {
-    return budget->max_nv < 4 ? budget->max_nv : 4;
-}
 
 int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
@@ -32,7 +31,8 @@ int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
             dims->stride[i] != 1)
             return 0;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
-    const int64_t nb = (int64_t)nv_of(budget) * budget->vlen, plane = cg_prod(dims->out, 3);
+    const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DX_1X1_LANES) * budget->vlen;
+    const int64_t plane = cg_prod(dims->out, 3);
     return plane < DX_1X1_MAX_PLANE && plane >= budget->transpose_width && p->c % nb == 0 &&
            plane * nb * 4 <= DX_1X1_STACK_CAP;
 }
@@ -60,9 +60,8 @@ cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->tap_map[0] = 0;
     /* MR pixels x NV vectors of channels: MR*NV accumulators, NV weight vectors, a broadcast */
     step->vlen = budget->vlen;
-    step->nv = nv_of(budget);
-    step->mr = (budget->registers - step->nv - 1) / step->nv;
-    if (step->mr > budget->max_mr) step->mr = budget->max_mr;
+    step->nv = cg_tile_nv(plan->target.isa, DX_1X1_LANES);
+    step->mr = cg_tile_mr(plan->target.isa, step->nv, 0);
     if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
     /* runs of images: the batch in as many even runs as 8 items per thread need beside the
      * channel blocks, each within the stack block */
