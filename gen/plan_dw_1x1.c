@@ -7,8 +7,6 @@
  * and written again) cost a fifth of the dy-turning kernel's time, and at stride 2 that
  * kernel re-read x from the L3 for every block of output channels.
  */
-#include <string.h>
-
 #include "plan_internal.h"
 #include "tiles.h"
 
@@ -30,10 +28,8 @@
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_WEIGHT ||
-        p->groups != 1)
+        p->groups != 1 || !cg_unpadded_1x1(dims))
         return 0;
-    for (int i = 0; i < 3; i++)
-        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0) return 0;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DW_1X1_LANES) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
@@ -47,11 +43,8 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
 cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
-    cg_step *step = cg_plan_add_step(plan, CG_STEP_DW_GEMM_1X1, 1);
-    if (!step) {
-        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
-        return CG_ERR_UNSUPPORTED;
-    }
+    cg_step *step = cg_planar_add_step(plan, CG_STEP_DW_GEMM_1X1, msg);
+    if (!step) return CG_ERR_UNSUPPORTED;
     cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
     cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->k, dims->out);
     step->groups = 1;

@@ -6,8 +6,6 @@
  * each plane is a single vector whose MR broadcasts per FMA set the pace. Here a tile is MR
  * pixels from anywhere in a run of images x 4 vectors of channels: no lane idles.
  */
-#include <string.h>
-
 #include "plan_internal.h"
 #include "tiles.h"
 
@@ -24,12 +22,10 @@
 int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_DATA ||
-        p->groups != 1 || p->dtype != CG_F32)
+        p->groups != 1 || p->dtype != CG_F32 || !cg_unpadded_1x1(dims))
         return 0;
     for (int i = 0; i < 3; i++)
-        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0 ||
-            dims->stride[i] != 1)
-            return 0;
+        if (dims->stride[i] != 1) return 0;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DX_1X1_LANES) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
@@ -40,24 +36,8 @@ int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
 cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
-    cg_step *step = cg_plan_add_step(plan, CG_STEP_DX_GEMM_1X1, 1);
-    if (!step) {
-        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
-        return CG_ERR_UNSUPPORTED;
-    }
-    cg_planar_plane_view(&step->src, CG_T_DY, p->n, p->k, dims->out);
-    cg_planar_plane_view(&step->dst, CG_T_DX, p->n, p->c, dims->in);
-    step->groups = 1;
-    step->cin_g = p->k;
-    step->cout_g = p->c;
-    step->role = CG_ROLE_BWD_DATA;
-    step->phase_id = 0;
-    for (int i = 0; i < 3; i++) {
-        step->count[i] = dims->in[i];
-        step->stride[i] = 1;
-        step->taps[i] = 1;
-    }
-    step->tap_map[0] = 0;
+    cg_step *step = cg_planar_gemm_step(plan, dims, CG_STEP_DX_GEMM_1X1, 1, msg);
+    if (!step) return CG_ERR_UNSUPPORTED;
     /* MR pixels x NV vectors of channels: MR*NV accumulators, NV weight vectors, a broadcast */
     step->vlen = budget->vlen;
     step->nv = cg_tile_nv(plan->target.isa, DX_1X1_LANES);
@@ -76,16 +56,5 @@ cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->wpack_offset = cg_ws_alloc(plan, p->k * p->c * 4);
     cg_name_step(plan, step, "xbwdd");
     /* the weights packed [block][k][NB] by a PACK_W step whose blocks are NB channels wide */
-    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
-    if (!pack) {
-        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
-        return CG_ERR_UNSUPPORTED;
-    }
-    *pack = *step;
-    pack->kind = CG_STEP_PACK_W;
-    pack->nv = (int)nb;
-    pack->vlen = 1;
-    pack->work_items = cg_pack_work_items(pack);
-    cg_name_step(plan, pack, "packwd");
-    return CG_OK;
+    return cg_planar_add_weight_pack(plan, step, (int)nb, msg);
 }

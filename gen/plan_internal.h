@@ -51,11 +51,14 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
 void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign);
 void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]);
 void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]);
-/* A planar fwd (x -> y) or dx (dy -> dx) step of `kind` in place on the planes, and the PACK_W
- * step that packs its weights [g][block][tap][cin][MR] (the step's tap order). */
+/* A step of `kind` (msg says why when the plan is full); a planar fwd (x -> y) or dx (dy -> dx)
+ * step in place on the planes; the PACK_W step that packs its weights [g][block][tap][cin]
+ * [block] (the step's tap order); whether every dim is a 1x1 tap without padding. */
+cg_step *cg_planar_add_step(cg_plan *plan, cg_step_kind kind, char *msg);
 cg_step *cg_planar_gemm_step(cg_plan *plan, const cg_dims *dims, cg_step_kind kind, int dx,
                              char *msg);
-cg_status cg_planar_add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg);
+cg_status cg_planar_add_weight_pack(cg_plan *plan, const cg_step *conv, int block, char *msg);
+int cg_unpadded_1x1(const cg_dims *dims);
 /* plan_planar_phases.c: strided 2-D dx as a GEMM per stride phase over flattened planes. */
 int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg);

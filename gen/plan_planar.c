@@ -38,13 +38,15 @@ static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, int vl
  * along them. Their planes flatten into one pixel axis, so the kernel is a GEMM whose vector
  * lanes run over whole planes and no row is too short (ResNet's 14x14 and 7x7 planes). */
 static int planar_1x1_applies(const cg_problem *p, const cg_dims *dims) {
-    if (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) return 0;
-    int strided = 0;
-    for (int i = 0; i < 3; i++) {
-        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0) return 0;
-        strided |= dims->stride[i] != 1;
-    }
+    if ((p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) || !cg_unpadded_1x1(dims)) return 0;
+    int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
     return !(strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2));
+}
+
+int cg_unpadded_1x1(const cg_dims *dims) {
+    for (int i = 0; i < 3; i++)
+        if (dims->filter[i] != 1 || dims->pad_lo[i] != 0 || dims->pad_hi[i] != 0) return 0;
+    return 1;
 }
 
 /* Dense or grouped dw (db may ride along) with stride 1 or 2 along the row and rows too long
@@ -125,7 +127,7 @@ void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign) {
     for (int i = 0; i < 3; i++) step->taps[i] = dims->filter[i];
 }
 
-static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
+cg_step *cg_planar_add_step(cg_plan *plan, cg_step_kind kind, char *msg) {
     cg_step *step = cg_plan_add_step(plan, kind, 1);
     if (!step) strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
     return step;
@@ -142,7 +144,7 @@ void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const
 cg_step *cg_planar_gemm_step(cg_plan *plan, const cg_dims *dims, cg_step_kind kind, int dx,
                              char *msg) {
     const cg_problem *p = &plan->problem;
-    cg_step *step = add(plan, kind, msg);
+    cg_step *step = cg_planar_add_step(plan, kind, msg);
     if (!step) return NULL;
     step->groups = p->groups;
     step->cin_g = dx ? p->k / p->groups : p->c / p->groups;
@@ -160,13 +162,14 @@ cg_step *cg_planar_gemm_step(cg_plan *plan, const cg_dims *dims, cg_step_kind ki
     return step;
 }
 
-/* The PACK_W step that packs a planar conv step's weights [g][block][tap][cin][MR]. */
-cg_status cg_planar_add_weight_pack(cg_plan *plan, const cg_step *conv, char *msg) {
-    cg_step *pack = add(plan, CG_STEP_PACK_W, msg);
+/* The PACK_W step that packs a planar conv step's weights [g][block][tap][cin][block] (blocks
+ * of `block` output channels: the tile's MR, or the lanes of a channel-lane GEMM). */
+cg_status cg_planar_add_weight_pack(cg_plan *plan, const cg_step *conv, int block, char *msg) {
+    cg_step *pack = cg_planar_add_step(plan, CG_STEP_PACK_W, msg);
     if (!pack) return CG_ERR_UNSUPPORTED;
     *pack = *conv;
     pack->kind = CG_STEP_PACK_W;
-    pack->nv = conv->mr; /* packed block width nr = nv * vlen = MR channels */
+    pack->nv = block; /* packed block width nr = nv * vlen = `block` channels */
     pack->vlen = 1;
     pack->work_items = cg_pack_work_items(pack);
     cg_name_step(plan, pack, conv->role == CG_ROLE_BWD_DATA ? "packwd" : "packw");
@@ -245,7 +248,7 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
             cg_ws_alloc(plan, p->groups * blocks * taps * step->cin_g * step->mr * 4);
         step->work_items = p->n * p->groups * step->count[0] * step->count[1];
         cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
-        if (cg_planar_add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
+        if (cg_planar_add_weight_pack(plan, step, step->mr, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }
     return CG_OK;
 }
@@ -298,7 +301,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->work_items = p->n * p->groups * blocks;
         }
         cg_name_step(plan, step, dx ? "gbwdd" : "gfwd");
-        if (cg_planar_add_weight_pack(plan, step, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
+        if (cg_planar_add_weight_pack(plan, step, step->mr, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }
     return CG_OK;
 }
@@ -336,7 +339,7 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
         for (int pass = 0; pass < 2; pass++) {
             int dx = pass == 1;
             if (!(ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
-            cg_step *step = add(plan, CG_STEP_PLANAR_DEPTHWISE, msg);
+            cg_step *step = cg_planar_add_step(plan, CG_STEP_PLANAR_DEPTHWISE, msg);
             if (!step) return CG_ERR_UNSUPPORTED;
             step->depthwise = 1;
             step->groups = 1;
@@ -354,7 +357,7 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
         }
     }
     if (!(ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS))) return CG_OK;
-    cg_step *part = add(plan, CG_STEP_PLANAR_DW_PARTIAL, msg);
+    cg_step *part = cg_planar_add_step(plan, CG_STEP_PLANAR_DW_PARTIAL, msg);
     if (!part) return CG_ERR_UNSUPPORTED;
     part->depthwise = 1;
     part->with_weight = (ops & CG_OP_BWD_WEIGHT) != 0;

@@ -9,7 +9,6 @@
  * planar kernel filled 28 of 32 lanes on S2's 28-position phase rows, and dy rows under 16
  * positions (ResNet's 14x14 and 7x7 stride-2 dx) did not fit it at all.
  */
-#include <string.h>
 
 #include "plan_internal.h"
 #include "tiles.h"
@@ -128,5 +127,5 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
         cg_ws_alloc(plan, p->groups * blocks * dims->taps * step->cin_g * step->mr * 4);
     step->work_items = p->n * p->groups * cg_ceil_div(phase_rows, rows) * blocks;
     cg_name_step(plan, step, "fbwdd");
-    return cg_planar_add_weight_pack(plan, step, msg);
+    return cg_planar_add_weight_pack(plan, step, step->mr, msg);
 }
