@@ -461,6 +461,57 @@ static const char *fill_planar_dw_gemm(const cg_plan *plan, const cg_step *s,
     return "cpu/planar_dw_gemm.c.in";
 }
 
+/* A depthwise step on turned channel blocks (plan_depthwise_turned.c): its planes, the bands,
+ * the row reach and zero columns of the turned plane, and the tap tables (dx: sorted by stride phase with their dy
+ * shifts; dw: x offsets). */
+static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
+                                         cg_template_values *v) {
+    const int dx = s->kind == CG_STEP_DEPTHWISE_TURNED_DX;
+    const int64_t taps = cg_prod(s->taps, 3);
+    int64_t col1[CG_MAX_TAPS], col2[CG_MAX_TAPS], map[CG_MAX_TAPS];
+    for (int64_t t = 0; t < taps; t++) {
+        col1[t] = s->tap_offset[t][1];
+        col2[t] = s->tap_offset[t][2];
+        map[t] = s->tap_map[t];
+    }
+    set_planar_storage(v, p->dtype, dx);
+    cg_values_set(v, "TURN_REGS", "cg_turn_regs%s", vec_suffix(p->dtype));
+    cg_values_int(v, "CHANNELS", s->cout_g);
+    cg_values_int(v, "TAPS", taps);
+    cg_values_int(v, "S1", s->stride[1]);
+    cg_values_int(v, "S2", s->stride[2]);
+    cg_values_int(v, "SHIFT_LO", s->shift_lo);
+    cg_values_int(v, "SHIFT_HI", s->shift_hi);
+    cg_values_int(v, "HALO_LEFT", s->halo_lo);
+    cg_values_int(v, "HALO_RIGHT", s->halo_hi);
+    cg_values_int(v, "BAND", s->item_rows);
+    cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
+    set_list(v, "WEIGHT_INDEX", map, (int)taps);
+    if (dx) {
+        int64_t end[CG_MAX_STEP_PHASES];
+        for (int64_t q = 0; q < s->stride[1] * s->stride[2]; q++) end[q] = s->phase_tap_end[q];
+        cg_values_int(v, "DY1", s->src.logical[1]);
+        cg_values_int(v, "DY2", s->src.logical[2]);
+        cg_values_int(v, "DX1", s->dst.logical[1]);
+        cg_values_int(v, "DX2", s->dst.logical[2]);
+        cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
+        set_list(v, "TAP_A", col1, (int)taps);
+        set_list(v, "TAP_B", col2, (int)taps);
+        set_list(v, "PHASE_END", end, (int)(s->stride[1] * s->stride[2]));
+        return "cpu/depthwise_turned_dx.c.in";
+    }
+    cg_values_int(v, "X1", s->src.logical[1]);
+    cg_values_int(v, "X2", s->src.logical[2]);
+    cg_values_int(v, "DY1", s->src2.logical[1]);
+    cg_values_int(v, "DY2", s->src2.logical[2]);
+    cg_values_int(v, "BATCH", s->src.n);
+    set_split_partials(v, s);
+    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    set_list(v, "OFF1", col1, (int)taps);
+    set_list(v, "OFF2", col2, (int)taps);
+    return "cpu/depthwise_turned_dw.c.in";
+}
+
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
@@ -503,6 +554,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_phase_taps(v, s);
         return "cpu/planar_phases.c.in";
     case CG_STEP_PLANAR_DW_GEMM: return fill_planar_dw_gemm(plan, s, v);
+    case CG_STEP_DEPTHWISE_TURNED_DX:
+    case CG_STEP_DEPTHWISE_TURNED_DW: return fill_depthwise_turned(p, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
         cg_values_int(v, "STREAM", s->stream);

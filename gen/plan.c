@@ -45,7 +45,8 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "to_cl",      "pack_w",        "zero_fill",  "conv",   "depthwise",
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
-    "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1"};
+    "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
+    "depthwise_turned_dx", "depthwise_turned_dw"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -242,6 +243,14 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     if (cg_dx_1x1_applies(plan, &dims)) {
         cg_plan_phases(plan, &dims, (int64_t[3]){0}, (int64_t[3]){0});
         status = cg_plan_dx_1x1(plan, &dims, msg);
+        if (status == CG_OK) cg_plan_close_regions(plan);
+        return status;
+    }
+    /* Depthwise dx or dw alone on small channels-first planes: a vector of channels at a time
+     * turned channels-last on the stack (plan_depthwise_turned.c). */
+    if (cg_depthwise_turned_applies(plan, &dims)) {
+        if (want_dx) cg_plan_phases(plan, &dims, (int64_t[3]){0}, (int64_t[3]){0});
+        status = cg_plan_depthwise_turned(plan, &dims, msg);
         if (status == CG_OK) cg_plan_close_regions(plan);
         return status;
     }

@@ -51,6 +51,10 @@ typedef enum cg_step_kind {
                               (row_block: output channels per work item) */
     CG_STEP_DX_GEMM_1X1,   /* 1x1 stride-1 dx on small f32 NC.. planes: lanes along C (item_rows:
                               images per work item) */
+    CG_STEP_DEPTHWISE_TURNED_DX, /* depthwise 2-D dx on small NC.. planes: per item a vector of
+                                    channels of one image turned channels-last on the stack */
+    CG_STEP_DEPTHWISE_TURNED_DW, /* depthwise 2-D dw (and db) the same way, an item a vector of
+                                    channels over the batch, dw written in place */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -137,6 +141,11 @@ typedef struct cg_step {
      * item_rows: phase rows per work item (a band); row_block: phase rows of the previous
      * item written out after each tile (stream: dx leaves by non-temporal stores). */
     int phase_tap_end[CG_MAX_STEP_PHASES];
+    /* DEPTHWISE_TURNED_*: the turned plane (dy for dx, x for dw) is read at row offsets
+     * [shift_lo, shift_hi] (dx: tap_offset[t][1] in phase units) and has halo_lo zero
+     * columns before column 0 and halo_hi after its last: every tap's reach. item_rows: rows
+     * per band (dx rows for dx, dy rows for dw), the band's turned rows sized for the L1. */
+    int64_t shift_lo, shift_hi, halo_lo, halo_hi;
 
     /* WINO_*: Winograd F(wino_m x wino_m, 3x3) (plan_winograd.c). The tensor convolved is
      * src, the result dst (both the problem's own tensors: src/dst.logical are their extents);

@@ -46,7 +46,7 @@ int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims) {
 }
 
 /* Sorts the filter taps by the phase they feed and records their dy shifts (phase units). */
-static void sort_taps_by_phase(cg_step *step, const cg_dims *dims) {
+void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims) {
     const int64_t s1 = dims->stride[1], sw = dims->stride[2];
     int64_t count = 0;
     for (int64_t qy = 0; qy < s1; qy++)
@@ -102,7 +102,7 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     cg_step *step = cg_planar_gemm_step(plan, dims, CG_STEP_PLANAR_PHASES, 1, msg);
     if (!step) return CG_ERR_UNSUPPORTED;
-    sort_taps_by_phase(step, dims);
+    cg_sort_taps_by_phase(step, dims);
     step->vlen = budget->vlen;
     const int64_t width = dims->out[2], phase_rows = cg_ceil_div(dims->in[1], dims->stride[1]);
     choose_tile(step, budget, cg_ceil_div(phase_rows * width, budget->vlen));

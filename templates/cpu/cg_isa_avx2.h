@@ -124,13 +124,11 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
     return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x31);
 }
 
-/* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
+/* Transposes a CG_TB x CG_TB block into registers: lane i of out[j] = src[i*src_stride + j]. */
 #define CG_TB 8
-static inline __attribute__((always_inline)) void cg_transpose_block_to(const float *src,
-                                                                     int64_t src_stride,
-                                                                     float *dst,
-                                                                     int64_t dst_stride,
-                                                                     const int stream) {
+static inline __attribute__((always_inline)) void cg_transpose_regs(const float *src,
+                                                                 int64_t src_stride,
+                                                                 cg_vec *out) {
     __m256 r[8], t[8], s[8];
     for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + i * src_stride);
     for (int i = 0; i < 8; i += 2) {
@@ -144,9 +142,18 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
         s[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
     }
     for (int i = 0; i < 4; i++) {
-        r[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
-        r[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
+        out[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
+        out[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
     }
+}
+/* The same block stored: dst[j*dst_stride + i] = src[i*src_stride + j]. */
+static inline __attribute__((always_inline)) void cg_transpose_block_to(const float *src,
+                                                                     int64_t src_stride,
+                                                                     float *dst,
+                                                                     int64_t dst_stride,
+                                                                     const int stream) {
+    __m256 r[8];
+    cg_transpose_regs(src, src_stride, r);
     for (int i = 0; i < 8; i++) {
         if (stream) _mm256_stream_ps(dst + i * dst_stride, r[i]); /* dst rows vector-aligned */
         else _mm256_storeu_ps(dst + i * dst_stride, r[i]);

@@ -117,15 +117,13 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
         a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), b);
 }
 
-/* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. Four
- * shuffle stages in registers instead of 256 scalar strided moves (layout reorders are
- * memory-bound only once the strided side is handled a block at a time). */
+/* Transposes a CG_TB x CG_TB block into registers: lane i of out[j] = src[i*src_stride + j].
+ * Four shuffle stages instead of 256 scalar strided moves (layout reorders are memory-bound
+ * only once the strided side is handled a block at a time). */
 #define CG_TB 16
-static inline __attribute__((always_inline)) void cg_transpose_block_to(const float *src,
-                                                                     int64_t src_stride,
-                                                                     float *dst,
-                                                                     int64_t dst_stride,
-                                                                     const int stream) {
+static inline __attribute__((always_inline)) void cg_transpose_regs(const float *src,
+                                                                 int64_t src_stride,
+                                                                 cg_vec *out) {
     __m512 r[16], t[16];
     for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * src_stride);
     for (int i = 0; i < 16; i += 2) {
@@ -147,11 +145,20 @@ static inline __attribute__((always_inline)) void cg_transpose_block_to(const fl
         t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
     }
     for (int i = 0; i < 4; i++) {
-        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
-        r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
-        r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xDD);
+        out[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        out[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+        out[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
+        out[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xDD);
     }
+}
+/* The same block stored: dst[j*dst_stride + i] = src[i*src_stride + j]. */
+static inline __attribute__((always_inline)) void cg_transpose_block_to(const float *src,
+                                                                     int64_t src_stride,
+                                                                     float *dst,
+                                                                     int64_t dst_stride,
+                                                                     const int stream) {
+    __m512 r[16];
+    cg_transpose_regs(src, src_stride, r);
     for (int i = 0; i < 16; i++) {
         if (stream) _mm512_stream_ps(dst + i * dst_stride, r[i]); /* dst rows vector-aligned */
         else _mm512_storeu_ps(dst + i * dst_stride, r[i]);

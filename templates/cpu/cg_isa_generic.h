@@ -131,8 +131,13 @@ static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], 
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }
 static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) { return (cg_vec){a[2], b[2], a[3], b[3]}; }
 
-/* Transposes a CG_TB x CG_TB block: dst[j*dst_stride + i] = src[i*src_stride + j]. */
+/* Transposes a CG_TB x CG_TB block into registers (lane i of out[j] = src[i*src_stride + j])
+ * or into memory (dst[j*dst_stride + i] = src[i*src_stride + j]). */
 #define CG_TB 4
+static inline void cg_transpose_regs(const float *src, int64_t src_stride, cg_vec *out) {
+    for (int j = 0; j < CG_TB; j++)
+        out[j] = (cg_vec){src[j], src[src_stride + j], src[2 * src_stride + j], src[3 * src_stride + j]};
+}
 static inline void cg_transpose_block_to(const float *src, int64_t src_stride, float *dst,
                                          int64_t dst_stride, const int stream) {
     (void)stream;

@@ -70,4 +70,25 @@ static inline __attribute__((always_inline)) void cg_turn_block_bf16(const uint1
     cg_transpose_block_to(rows, CG_TB, dst, dst_stride, stream);
 }
 
+/* The same block of storage-typed rows turned into registers: lane i of out[j] = src[i *
+ * src_stride + j] as f32 (for kernels that place each pixel vector themselves). */
+static inline __attribute__((always_inline)) void cg_turn_regs(const float *src, int64_t src_stride,
+                                                               cg_vec *out) {
+    cg_transpose_regs(src, src_stride, out);
+}
+static inline __attribute__((always_inline)) void cg_turn_regs_f16(const uint16_t *src,
+                                                                   int64_t src_stride,
+                                                                   cg_vec *out) {
+    float rows[CG_TB * CG_TB];
+    for (int r = 0; r < CG_TB; r++) cg_vstore(rows + r * CG_TB, cg_vload_f16(src + r * src_stride));
+    cg_transpose_regs(rows, CG_TB, out);
+}
+static inline __attribute__((always_inline)) void cg_turn_regs_bf16(const uint16_t *src,
+                                                                    int64_t src_stride,
+                                                                    cg_vec *out) {
+    float rows[CG_TB * CG_TB];
+    for (int r = 0; r < CG_TB; r++) cg_vstore(rows + r * CG_TB, cg_vload_bf16(src + r * src_stride));
+    cg_transpose_regs(rows, CG_TB, out);
+}
+
 #endif /* CG_ISA_SHARED_H */

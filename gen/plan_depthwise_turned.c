@@ -1,0 +1,181 @@
+/* plan_depthwise_turned.c: depthwise dx or dw on small channels-first planes, one vector of
+ * adjacent channels at a time turned channels-last on the stack
+ * (templates/cpu/depthwise_turned_dx.c.in, depthwise_turned_dw.c.in).
+ *
+ * The row kernels (planar_depthwise, planar_dw_partial, and the channels-last phases with
+ * their reorders for strided dx) keep the lanes along a row. On MobileNet's 28x28 to 7x7
+ * planes a row fills one or two vectors and pays its setup and both edge vectors every few
+ * pixels, and a dw work item (one channel) gathers N planes of a few hundred bytes each from
+ * far apart. Here a work item takes CG_VLEN adjacent channels, whose planes lie next to each
+ * other in memory, turns them by register transposes into [row][column][channel] with zero
+ * rows and columns around them (the padding, and every tap's reach), and runs the filter with
+ * the lanes along the channels: one FMA per tap and pixel, no masks, no row ends, each stride
+ * phase of dx a constant list of taps.
+ */
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* dy rows at least this wide stay with the row kernels, where a row is several whole vectors:
+ * turned, MobileNet's 56x56 stride-1 layers ran 0.53-0.59x and the 112x112 stride-2 ones
+ * 0.42-0.73x as fast; its 56x56 stride-2 dx (dy rows of 28) 1.3x faster, the dw as fast. */
+#define TURNED_MIN_ROW_KERNEL_WIDTH 56
+
+/* Zero columns needed before column 0 and after column extent - 1 when reads span
+ * [lo_read, hi_read]. */
+static void column_halo(cg_step *step, int64_t lo_read, int64_t hi_read, int64_t extent) {
+    step->halo_lo = lo_read < 0 ? -lo_read : 0;
+    step->halo_hi = hi_read > extent - 1 ? hi_read - (extent - 1) : 0;
+}
+
+/* dx: the phase taps' dy row shifts and column halo (dx position (S1*jy + qy, S2*jx + qx)
+ * reads dy at (jy + a, jx + b)); phases without positions (planes smaller than the stride)
+ * read nothing. */
+static void dx_reach(cg_step *step, const cg_dims *dims) {
+    const int64_t s1 = dims->stride[1], s2 = dims->stride[2];
+    int64_t col_lo = 0, col_hi = 0;
+    int seen = 0;
+    for (int64_t q = 0, t = 0; q < s1 * s2; q++) {
+        const int64_t rows = cg_ceil_div(dims->in[1] - q / s2, s1);
+        const int64_t cols = cg_ceil_div(dims->in[2] - q % s2, s2);
+        for (; t < step->phase_tap_end[q]; t++) {
+            if (rows <= 0 || cols <= 0) continue;
+            const int64_t a = step->tap_offset[t][1], b = step->tap_offset[t][2];
+            if (!seen || a < step->shift_lo) step->shift_lo = a;
+            if (!seen || a > step->shift_hi) step->shift_hi = a;
+            if (!seen || b < col_lo) col_lo = b;
+            if (!seen || cols - 1 + b > col_hi) col_hi = cols - 1 + b;
+            seen = 1;
+        }
+    }
+    column_halo(step, col_lo, col_hi, dims->out[2]);
+}
+
+/* dw: the taps' x row offsets and column halo (output j reads x at S*j + d*f - pl). */
+static void dw_reach(cg_step *step, const cg_dims *dims) {
+    int64_t col_lo = 0, col_hi = 0;
+    for (int64_t t = 0; t < dims->taps; t++) {
+        const int64_t a = step->tap_offset[t][1], b = step->tap_offset[t][2];
+        const int64_t last = dims->stride[2] * (dims->out[2] - 1) + b;
+        if (t == 0 || a < step->shift_lo) step->shift_lo = a;
+        if (t == 0 || a > step->shift_hi) step->shift_hi = a;
+        if (t == 0 || b < col_lo) col_lo = b;
+        if (t == 0 || last > col_hi) col_hi = last;
+    }
+    column_halo(step, col_lo, col_hi, dims->in[2]);
+}
+
+/* Stack bytes of a band of `rows` rows: the turned input rows it reads (with the halo
+ * columns) and the channels-last rows it fills or reads beside them (dx: the dx rows; dw:
+ * the dy rows), at least a transposed block of each. */
+static int64_t band_bytes(const cg_step *step, const cg_dims *dims, int dx, int64_t rows) {
+    const int64_t s1 = dims->stride[1], vector = step->vlen * 4;
+    const int64_t span = step->shift_hi - step->shift_lo;
+    const int64_t turned_rows = dx ? rows / s1 + span : s1 * (rows - 1) + span + 1;
+    const int64_t turned_cols = step->halo_lo + (dx ? dims->out[2] : dims->in[2]) + step->halo_hi;
+    int64_t other = rows * (dx ? dims->in[2] : dims->out[2]);
+    if (other < step->vlen) other = step->vlen;
+    return (turned_rows * turned_cols + other) * vector;
+}
+
+/* Rows per band: as many as keep a band's buffers within two thirds of the L1 (the rest for
+ * the planes streaming through), at least one (dx: S1, whole phase rows); planes that fit
+ * are one band. Turned rows shared by two bands are turned twice; buffers in the L2 made the
+ * transposes 1.6x slower in a test of 16-channel blocks from the L3. */
+static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims *dims, int dx) {
+    const int64_t unit = dx ? dims->stride[1] : 1;
+    const int64_t all = dx ? cg_ceil_div(dims->in[1], unit) * unit : dims->out[1];
+    const int64_t budget = plan->target.l1_bytes * 2 / 3;
+    int64_t rows = unit;
+    while (rows + unit <= all && band_bytes(step, dims, dx, rows + unit) <= budget) rows += unit;
+    return rows;
+}
+
+/* The step for `dims` (dx or dw by the problem's ops), without its work items. */
+static void fill_step(const cg_plan *plan, cg_step *step, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    const int dx = p->ops == CG_OP_BWD_DATA;
+    step->depthwise = 1;
+    step->groups = 1;
+    step->cin_g = 1;
+    step->cout_g = p->c;
+    step->vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    step->nv = 1;
+    step->mr = 1;
+    for (int i = 0; i < 3; i++) {
+        step->stride[i] = dims->stride[i];
+        step->out[i] = dims->out[i];
+        step->filter[i] = dims->filter[i];
+    }
+    if (dx) {
+        cg_planar_plane_view(&step->src, CG_T_DY, p->n, p->c, dims->out);
+        cg_planar_plane_view(&step->dst, CG_T_DX, p->n, p->c, dims->in);
+        step->role = CG_ROLE_BWD_DATA;
+        step->phase_id = 0;
+        for (int i = 0; i < 3; i++) step->count[i] = dims->in[i];
+        cg_sort_taps_by_phase(step, dims);
+        dx_reach(step, dims);
+        step->item_rows = band_rows(plan, step, dims, 1);
+        return;
+    }
+    cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
+    cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->c, dims->out);
+    step->with_weight = 1;
+    step->with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
+    step->phase_id = -1;
+    cg_planar_fill_taps(step, dims, 1);
+    dw_reach(step, dims);
+    step->item_rows = band_rows(plan, step, dims, 0);
+}
+
+/* dw splits: as few as give 8 items per thread (one split: the sums are dw itself, written in
+ * place, no reduce: a fifth of MobileNet's 14x14 stride-2 dw went to a reduce after a split
+ * per image). An item reads its block's planes image after image (a split per image, items in
+ * memory order, measured 30% slower). A forced split factor (tuning) wins. */
+static int64_t dw_splits(const cg_plan *plan, int64_t blocks) {
+    const int64_t n = plan->problem.n, want = 8 * (int64_t)plan->target.threads;
+    int64_t splits = plan->target.force_splits > 0 ? plan->target.force_splits : cg_ceil_div(want, blocks);
+    if (splits > n) splits = n;
+    return splits < 1 ? 1 : splits;
+}
+
+int cg_depthwise_turned_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || !cg_is_depthwise(p)) return 0;
+    const int dx = p->ops == CG_OP_BWD_DATA;
+    const int dw = (p->ops & CG_OP_BWD_WEIGHT) && !(p->ops & ~(CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS));
+    if (!dx && !dw) return 0;
+    /* 2-D (or 1-D): the turned plane is rows x columns */
+    if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
+    if (dims->stride[1] * dims->stride[2] > CG_MAX_STEP_PHASES) return 0;
+    const int vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    if (p->c % vlen != 0) return 0; /* whole vectors of channels */
+    if (dims->out[2] >= TURNED_MIN_ROW_KERNEL_WIDTH) return 0;
+    return 1;
+}
+
+cg_status cg_plan_depthwise_turned(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const int dx = p->ops == CG_OP_BWD_DATA;
+    cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_TURNED_DX
+                                                : CG_STEP_DEPTHWISE_TURNED_DW, msg);
+    if (!step) return CG_ERR_UNSUPPORTED;
+    fill_step(plan, step, dims);
+    /* an item is a block of channels of one image (dx: items in memory order), or of a run
+     * of images (dw, a split) */
+    const int64_t blocks = p->c / step->vlen;
+    if (dx) {
+        step->work_items = p->n * blocks;
+        cg_name_step(plan, step, "tbwdd");
+        return CG_OK;
+    }
+    step->cout_pad = p->c;
+    step->rows = p->n;
+    step->splits = dw_splits(plan, blocks);
+    plan->dw_splits = step->splits;
+    step->work_items = step->splits * blocks;
+    cg_name_step(plan, step, "tbwdw");
+    if (step->splits == 1) return CG_OK;
+    step->partial_offset = cg_ws_alloc(plan, step->splits * dims->taps * p->c * 4);
+    if (step->with_bias) step->bias_offset = cg_ws_alloc(plan, step->splits * p->c * 4);
+    return cg_plan_add_reduce(plan, step, msg);
+}
