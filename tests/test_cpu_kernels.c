@@ -360,6 +360,51 @@ static void test_dw_1x1_gemm_kernels(void **state) {
     free(problems);
 }
 
+/* Depthwise dx and dw alone on small planes, a vector of channels turned channels-last at a
+ * time (depthwise_turned_dx/dw), each CPU ISA: stride 2 on 14x14, planes in several bands with
+ * a short last one (stride 1 and 2), dilation with asymmetric padding and a column stride of
+ * 3 (f16), phases no tap reaches (exact zeros: dx is pre-filled with NaN), planes shorter
+ * than a transposed block (bf16), 1-D; dw with the batch split (a reduce) and unsplit (dw
+ * written in place), with bias. */
+static void test_depthwise_turned_kernels(void **state) {
+    (void)state;
+#define DX "\"bwd_data\""
+#define DW "\"bwd_weight\""
+#define WB "[\"bwd_weight\",\"bwd_bias\"]"
+#define DWISE(name, op, dtype, layout, n, c, rest)                                                \
+    "{\"name\":\"" name "\",\"op\":" op ",\"dtype\":\"" dtype "\",\"layout\":\"" layout \
+    "\",\"n\":" #n ",\"c\":" #c ",\"k\":" #c ",\"groups\":" #c "," rest "}"
+    static const char config[] =
+        "{\"problems\": ["
+        DWISE("dx_s2", DX, "f32", "NCHW", 2, 32, "\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
+        DWISE("dx_bands", DX, "f32", "NCHW", 1, 16, "\"input\":[30,26],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWISE("dx_bands_s2", DX, "f32", "NCHW", 1, 16, "\"input\":[41,23],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
+        DWISE("dx_dil", DX, "f16", "NCHW", 2, 16, "\"input\":[9,11],\"filter\":[3,5],\"stride\":[2,3],\"dilation\":[2,1],\"pad_lo\":[0,2],\"pad_hi\":[1,1]") ","
+        DWISE("dx_empty", DX, "f32", "NCHW", 1, 16, "\"input\":[12,13],\"filter\":[3,3],\"stride\":[2,2],\"dilation\":[2,2]") ","
+        DWISE("dx_tiny", DX, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWISE("dx_line", DX, "f32", "NCW", 2, 16, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[1]") ","
+        DWISE("dw_split", DW, "f32", "NCHW", 3, 64, "\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
+        DWISE("dw_one", WB, "f32", "NCHW", 2, 256, "\"input\":[14,14],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWISE("dw_bands", WB, "f32", "NCHW", 2, 16, "\"input\":[30,26],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWISE("dw_dil", DW, "f16", "NCHW", 2, 32, "\"input\":[9,11],\"filter\":[3,5],\"stride\":[2,3],\"dilation\":[2,1],\"pad_lo\":[0,2],\"pad_hi\":[1,1]") ","
+        DWISE("dw_tiny", WB, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWISE("dw_line", DW, "f32", "NCW", 2, 32, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[2]")
+        "]}";
+#undef DWISE
+#undef DX
+#undef DW
+#undef WB
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("depthwise_turned", problems, count, 0, dir);
+    /* the path under test is really planned: every problem on every ISA */
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*dwtbwd*.c | wc -l) -eq %d", dir, 3 * count);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_every_isa(dir, problems, count, "depthwise_turned");
+    free(problems);
+}
+
 /* 1x1 stride-1 dx alone on small f32 planes as one GEMM with the lanes along the channels
  * (dx_1x1_gemm), each CPU ISA: 49-pixel planes with K off the tile (f32), 196 pixels, a plane
  * of 20 pixels (a tail block of the turn overlapping), 1-D, 3-D, and a batch in runs of
@@ -403,6 +448,7 @@ int main(void) {
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
+        cmocka_unit_test(test_depthwise_turned_kernels),
     };
     /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */
     const char *filter = getenv("CGT_FILTER");

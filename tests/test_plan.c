@@ -59,7 +59,7 @@ static int is_dx_conv(const cg_step *s) {
             s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
             s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV ||
             s->kind == CG_STEP_WINO_OUT || s->kind == CG_STEP_PLANAR_PHASES ||
-            s->kind == CG_STEP_DX_GEMM_1X1) &&
+            s->kind == CG_STEP_DX_GEMM_1X1 || s->kind == CG_STEP_DEPTHWISE_TURNED_DX) &&
            s->phase_id >= 0;
 }
 
@@ -168,7 +168,8 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
 static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
     int n = 0;
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
-    if (s->kind == CG_STEP_PLANAR_PHASES) { /* x = (0, S1*jy + qy, SW*jx + qx): phase taps */
+    if (s->kind == CG_STEP_PLANAR_PHASES || s->kind == CG_STEP_DEPTHWISE_TURNED_DX) {
+        /* x = (0, S1*jy + qy, SW*jx + qx): the phase's taps, dy at (jy + a, jx + b) */
         const int64_t s1 = s->stride[1], sw = s->stride[2], p = x[1] % s1 * sw + x[2] % sw;
         for (int64_t t = p == 0 ? 0 : s->phase_tap_end[p - 1]; t < s->phase_tap_end[p]; t++) {
             const int64_t o1 = x[1] / s1 + s->tap_offset[t][1], o2 = x[2] / sw + s->tap_offset[t][2];
@@ -242,7 +243,8 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                     int planar = s->kind == CG_STEP_PLANAR_DEPTHWISE ||
                                  s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
                                  s->kind == CG_STEP_WINO_CONV || s->kind == CG_STEP_WINO_OUT ||
-                                 s->kind == CG_STEP_PLANAR_PHASES || s->kind == CG_STEP_DX_GEMM_1X1;
+                                 s->kind == CG_STEP_PLANAR_PHASES || s->kind == CG_STEP_DX_GEMM_1X1 ||
+                                 s->kind == CG_STEP_DEPTHWISE_TURNED_DX;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -642,6 +644,81 @@ static void test_planar_phases(void **state) {
         cg_problem raw = parse(elsewhere[c]);
         cg_plan *plan = plan_for(&raw, &base_target);
         assert_int_equal(count_kind(plan, CG_STEP_PLANAR_PHASES), 0);
+        free(plan);
+    }
+}
+
+/* Depthwise dx or dw alone on small channels-first planes: one DEPTHWISE_TURNED step (dw: and
+ * a REDUCE only when it splits the batch). dx: every position's gradient pairs, dy shifts and
+ * zero columns covering every tap's reads, bands of whole phase rows within the L1 budget. */
+static void test_depthwise_turned(void **state) {
+    (void)state;
+    static const char *const dx_cases[] = {
+        "bwdd_f32_nchw_g16mb1ic16oc16_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f16_nchw_g16mb1ic16oc16_i9x11_o3x4_f3x5_s2x3_d2x1_pl0x2_ph0x1",
+        "bwdd_f32_nchw_g16mb1ic16oc16_i5x7_o3x4_f3x3_s2x2_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g16mb1ic16oc16_i12x13_o4x5_f3x3_s2x2_d2x2_pl0x0_ph0x0", /* empty phases */
+        "bwdd_bf16_ncw_g16mb2ic16oc16_i30_o10_f5_s3_d1_pl1_ph1",
+    };
+    const int64_t budget = base_target.l1_bytes * 2 / 3;
+    for (size_t c = 0; c < sizeof dx_cases / sizeof dx_cases[0]; c++) {
+        cg_problem raw = parse(dx_cases[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->step_count, 1);
+        const cg_step *s = find_kind(plan, CG_STEP_DEPTHWISE_TURNED_DX);
+        assert_non_null(s);
+        assert_int_equal(s->work_items, raw.n * raw.c / s->vlen);
+        const int64_t s1 = s->stride[1], band = s->item_rows, dy_cols = s->src.logical[2];
+        assert_true(band >= s1 && band % s1 == 0);
+        const int64_t turned = (band / s1 + s->shift_hi - s->shift_lo) * (s->halo_lo + dy_cols + s->halo_hi);
+        assert_true(band == s1 || (turned + band * s->dst.logical[2]) * s->vlen * 4 <= budget);
+        const int64_t taps = cg_prod(s->taps, 3);
+        for (int64_t t = 0; t < taps; t++) { /* every read inside the turned rows and columns */
+            assert_true(s->tap_offset[t][1] >= s->shift_lo && s->tap_offset[t][1] <= s->shift_hi);
+            assert_true(s->tap_offset[t][2] >= -s->halo_lo);
+        }
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    static const struct {
+        const char *problem;
+        int64_t splits, band;
+    } dw_cases[] = {
+        {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 7},
+        {"bwdw-bwdb_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 7},
+        {"bwdw_f16_nchw_g64mb3ic64oc64_i9x11_o3x4_f3x5_s2x3_d2x1_pl0x2_ph0x1", 3, 3},
+        {"bwdw-bwdb_f32_nchw_g32mb8ic32oc32_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 8, 7},
+    };
+    for (size_t c = 0; c < sizeof dw_cases / sizeof dw_cases[0]; c++) {
+        cg_problem raw = parse(dw_cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        const cg_step *s = find_kind(plan, CG_STEP_DEPTHWISE_TURNED_DW);
+        assert_non_null(s);
+        assert_int_equal(s->splits, dw_cases[c].splits);
+        assert_int_equal(s->item_rows, dw_cases[c].band);
+        assert_int_equal(s->work_items, s->splits * raw.c / s->vlen);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), s->splits > 1);
+        assert_int_equal(plan->step_count, 1 + (s->splits > 1));
+        assert_int_equal(plan->workspace_bytes > 0, s->splits > 1);
+        free(plan);
+    }
+    /* elsewhere: wide rows (the row kernels), channels not a whole vector, channels-last,
+     * dx and dw together, 3-D */
+    static const char *const elsewhere[] = {
+        "bwdd_f32_nchw_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g64mb8ic64oc64_i112x112_o56x56_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g24mb2ic24oc24_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nhwc_g32mb2ic32oc32_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd-bwdw_f32_nchw_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_ncdhw_g32mb2ic32oc32_i4x6x6_o4x6x6_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem raw = parse(elsewhere[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DX) +
+                             count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DW),
+                         0);
         free(plan);
     }
 }
@@ -1482,7 +1559,7 @@ int main(void) {
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_phases),
-        cmocka_unit_test(test_planar_1x1),
+        cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
