@@ -474,8 +474,8 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
         col2[t] = s->tap_offset[t][2];
         map[t] = s->tap_map[t];
     }
-    set_planar_storage(v, p->dtype, dx);
-    cg_values_set(v, "TURN_REGS", "cg_turn_regs%s", vec_suffix(p->dtype));
+    cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
+    cg_values_set(v, "TURN_PLANES", "cg_turn_planes%s", vec_suffix(p->dtype));
     cg_values_int(v, "CHANNELS", s->cout_g);
     cg_values_int(v, "TAPS", taps);
     cg_values_int(v, "S1", s->stride[1]);
@@ -495,6 +495,8 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
         cg_values_int(v, "DX1", s->dst.logical[1]);
         cg_values_int(v, "DX2", s->dst.logical[2]);
         cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
+        cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
+        cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
         set_list(v, "TAP_A", col1, (int)taps);
         set_list(v, "TAP_B", col2, (int)taps);
         set_list(v, "PHASE_END", end, (int)(s->stride[1] * s->stride[2]));

@@ -266,6 +266,15 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_view(b, obj, "src2", &s->src2);
         put_reduction(b, obj, s);
         break;
+    case CG_STEP_DEPTHWISE_TURNED_DX:
+    case CG_STEP_DEPTHWISE_TURNED_DW:
+        put_int(b, obj, "band_rows", s->item_rows);
+        put_int(b, obj, "row_shift_lo", s->shift_lo);
+        put_int(b, obj, "row_shift_hi", s->shift_hi);
+        put_int(b, obj, "halo_left", s->halo_lo);
+        put_int(b, obj, "halo_right", s->halo_hi);
+        if (s->kind == CG_STEP_DEPTHWISE_TURNED_DW) put_int(b, obj, "splits", s->splits);
+        break;
     case CG_STEP_REDUCE:
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_reduction(b, obj, s);

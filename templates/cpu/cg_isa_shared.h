@@ -91,4 +91,35 @@ static inline __attribute__((always_inline)) void cg_turn_regs_bf16(const uint16
     cg_transpose_regs(rows, CG_TB, out);
 }
 
+/* `count` pixels (whole rows of `width`) of CG_TB planes `stride` elements apart -> f32 pixel
+ * vectors at out + (row * pitch + column) * CG_VLEN, the lanes along the planes (the turned
+ * depthwise kernels): CG_TB pixels at a time turned in registers and stored where their rows
+ * go, the last CG_TB as one block overlapping the one before. Fewer than CG_TB pixels are read
+ * with masked loads (none past the tensor's end). One definition per storage type. */
+#define CG_DEFINE_TURN_PLANES(name, elem, load_range, turn_regs)                                  \
+    static inline __attribute__((always_inline)) void name(const elem *planes, int64_t stride,    \
+                                                           int64_t count, int64_t width,          \
+                                                           int64_t pitch, float *out) {           \
+        cg_vec r[CG_TB];                                                                          \
+        for (int64_t p0 = 0; p0 < count; p0 += CG_TB) {                                           \
+            const int64_t first = p0 + CG_TB <= count || count < CG_TB ? p0 : count - CG_TB;      \
+            if (count < CG_TB) {                                                                  \
+                float rows[CG_TB * CG_TB];                                                        \
+                for (int c = 0; c < CG_TB; c++)                                                   \
+                    cg_vstore(rows + c * CG_TB, load_range(planes + c * stride, 0, (int)count));  \
+                cg_transpose_regs(rows, CG_TB, r);                                                \
+            } else {                                                                              \
+                turn_regs(planes + first, stride, r);                                             \
+            }                                                                                     \
+            _Pragma("clang loop unroll(full)") for (int i = 0; i < CG_TB; i++) {                  \
+                const int64_t p = first + i;                                                      \
+                if (p < count) cg_vstore(out + (p + p / width * (pitch - width)) * CG_VLEN, r[i]); \
+            }                                                                                     \
+        }                                                                                         \
+    }
+CG_DEFINE_TURN_PLANES(cg_turn_planes, float, cg_vload_range, cg_turn_regs)
+CG_DEFINE_TURN_PLANES(cg_turn_planes_f16, uint16_t, cg_vload_range_f16, cg_turn_regs_f16)
+CG_DEFINE_TURN_PLANES(cg_turn_planes_bf16, uint16_t, cg_vload_range_bf16, cg_turn_regs_bf16)
+#undef CG_DEFINE_TURN_PLANES
+
 #endif /* CG_ISA_SHARED_H */
