@@ -46,7 +46,7 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
     "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
-    "depthwise_turned_dx", "depthwise_turned_dw"};
+    "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -247,8 +247,9 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         return status;
     }
     /* Depthwise dx or dw alone on small channels-first planes: a vector of channels at a time
-     * turned channels-last on the stack (plan_depthwise_turned.c). */
-    if (cg_depthwise_turned_applies(plan, &dims)) {
+     * turned channels-last on the stack, or (stride-1 dx, short rows) the planes walked flat
+     * (plan_depthwise_turned.c). */
+    if (cg_depthwise_flat_applies(plan, &dims) || cg_depthwise_turned_applies(plan, &dims)) {
         if (want_dx) cg_plan_phases(plan, &dims, (int64_t[3]){0}, (int64_t[3]){0});
         status = cg_plan_depthwise_turned(plan, &dims, msg);
         if (status == CG_OK) cg_plan_close_regions(plan);

@@ -55,6 +55,8 @@ typedef enum cg_step_kind {
                                     channels of one image turned channels-last on the stack */
     CG_STEP_DEPTHWISE_TURNED_DW, /* depthwise 2-D dw (and db) the same way, an item a vector of
                                     channels over the batch, dw written in place */
+    CG_STEP_DEPTHWISE_FLAT_DX,   /* depthwise stride-1 2-D dx on small NC.. planes walked flat
+                                    (tap offsets a*W + b, column masks), an item a plane */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

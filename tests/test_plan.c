@@ -59,7 +59,8 @@ static int is_dx_conv(const cg_step *s) {
             s->kind == CG_STEP_PLANAR_DEPTHWISE || s->kind == CG_STEP_PLANAR_CONV ||
             s->kind == CG_STEP_PLANAR_1X1 || s->kind == CG_STEP_WINO_CONV ||
             s->kind == CG_STEP_WINO_OUT || s->kind == CG_STEP_PLANAR_PHASES ||
-            s->kind == CG_STEP_DX_GEMM_1X1 || s->kind == CG_STEP_DEPTHWISE_TURNED_DX) &&
+            s->kind == CG_STEP_DX_GEMM_1X1 || s->kind == CG_STEP_DEPTHWISE_TURNED_DX ||
+            s->kind == CG_STEP_DEPTHWISE_FLAT_DX) &&
            s->phase_id >= 0;
 }
 
@@ -244,7 +245,8 @@ static void check_dx_plan(const cg_plan *plan, const cg_problem *raw) {
                                  s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
                                  s->kind == CG_STEP_WINO_CONV || s->kind == CG_STEP_WINO_OUT ||
                                  s->kind == CG_STEP_PLANAR_PHASES || s->kind == CG_STEP_DX_GEMM_1X1 ||
-                                 s->kind == CG_STEP_DEPTHWISE_TURNED_DX;
+                                 s->kind == CG_STEP_DEPTHWISE_TURNED_DX ||
+                                 s->kind == CG_STEP_DEPTHWISE_FLAT_DX;
                     int ng = planar ? planar_pairs(s, &g, x, got)
                                     : step_pairs(s, &g, hh, got, name);
                     qsort(want, (size_t)nw, sizeof *want, cmp_i64);
@@ -655,7 +657,7 @@ static void test_depthwise_turned(void **state) {
     (void)state;
     static const char *const dx_cases[] = {
         "bwdd_f32_nchw_g16mb1ic16oc16_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
-        "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1", /* rows of 40 */
         "bwdd_f16_nchw_g16mb1ic16oc16_i9x11_o3x4_f3x5_s2x3_d2x1_pl0x2_ph0x1",
         "bwdd_f32_nchw_g16mb1ic16oc16_i5x7_o3x4_f3x3_s2x2_d1x1_pl1x1_ph1x1",
         "bwdd_f32_nchw_g16mb1ic16oc16_i12x13_o4x5_f3x3_s2x2_d2x2_pl0x0_ph0x0", /* empty phases */
@@ -719,6 +721,45 @@ static void test_depthwise_turned(void **state) {
         assert_int_equal(count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DX) +
                              count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DW),
                          0);
+        free(plan);
+    }
+}
+
+/* Stride-1 depthwise dx alone on planes with short, equally long dy and dx rows: one
+ * DEPTHWISE_FLAT_DX step, an item a plane, its column period the row width; every dx
+ * position sums its true gradient pairs. Wider rows, unequal rows or too many unrolled tap
+ * loads go elsewhere. */
+static void test_depthwise_flat(void **state) {
+    (void)state;
+    static const char *const cases[] = {
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f16_nchw_g5mb1ic5oc5_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x2_ph1x0",
+        "bwdd_bf16_nchw_g3mb2ic3oc3_i7x7_o7x7_f3x3_s1x1_d2x2_pl2x2_ph2x2",
+        "bwdd_f32_nchw_g4mb1ic4oc4_i9x6_o7x6_f3x3_s1x1_d1x1_pl0x1_ph0x1",
+        "bwdd_f32_ncw_g16mb2ic16oc16_i20_o20_f5_s1_d1_pl2_ph2",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->step_count, 1);
+        const cg_step *s = find_kind(plan, CG_STEP_DEPTHWISE_FLAT_DX);
+        assert_non_null(s);
+        assert_int_equal(s->work_items, raw.n * raw.c);
+        assert_int_equal(s->col_period, s->dst.logical[2]);
+        assert_int_equal(s->src.logical[2], s->dst.logical[2]);
+        check_dx_plan(plan, &raw);
+        free(plan);
+    }
+    static const char *const elsewhere[] = {
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o26x26_f3x3_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2",
+        "bwdd-bwdw_f32_nchw_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem raw = parse(elsewhere[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_DEPTHWISE_FLAT_DX), 0);
         free(plan);
     }
 }
@@ -1560,6 +1601,7 @@ int main(void) {
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_phases),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
+        cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
