@@ -558,17 +558,16 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_PLANAR_DW_GEMM: return fill_planar_dw_gemm(plan, s, v);
     case CG_STEP_DEPTHWISE_TURNED_DX:
     case CG_STEP_DEPTHWISE_TURNED_DW: return fill_depthwise_turned(p, s, v);
-    case CG_STEP_DEPTHWISE_FLAT_DX: {
+    case CG_STEP_DEPTHWISE_FLAT_DX:
+    case CG_STEP_DEPTHWISE_FLAT_DW: {
+        const int dx = s->kind == CG_STEP_DEPTHWISE_FLAT_DX;
         const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen, taps = cg_prod(s->taps, 3);
         int64_t flat[CG_MAX_TAPS], map[CG_MAX_TAPS];
         for (int64_t t = 0; t < taps; t++) {
             flat[t] = s->tap_offset[t][1] * s->col_period + s->tap_offset[t][2];
             map[t] = s->tap_map[t];
         }
-        set_planar_storage(v, p->dtype, 1);
-        cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
-        cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
-        cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
+        set_planar_storage(v, p->dtype, dx);
         cg_values_int(v, "TAPS", taps);
         cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
         cg_values_int(v, "CHANNELS", s->cout_g);
@@ -577,7 +576,19 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_column_masks(v, s, cycle, taps, vlen);
         set_list(v, "OFF", flat, (int)taps);
         set_list(v, "WEIGHT_INDEX", map, (int)taps);
-        return "cpu/depthwise_flat_dx.c.in";
+        if (dx) {
+            cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
+            cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
+            cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
+            return "cpu/depthwise_flat_dx.c.in";
+        }
+        cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+        cg_values_int(v, "X_P", cg_prod(s->src.logical, 3));
+        cg_values_int(v, "DY_P", cg_prod(s->src2.logical, 3));
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "CB", s->row_block);
+        cg_values_int(v, "WITH_BIAS", s->with_bias);
+        return "cpu/depthwise_flat_dw.c.in";
     }
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);

@@ -57,6 +57,8 @@ typedef enum cg_step_kind {
                                     channels over the batch, dw written in place */
     CG_STEP_DEPTHWISE_FLAT_DX,   /* depthwise stride-1 2-D dx on small NC.. planes walked flat
                                     (tap offsets a*W + b, column masks), an item a plane */
+    CG_STEP_DEPTHWISE_FLAT_DW,   /* depthwise stride-1 2-D dw (and db) the same way, an item a
+                                    block of channels (row_block of them) over the batch */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

@@ -148,10 +148,14 @@ static int64_t dw_splits(const cg_plan *plan, int64_t blocks) {
  * a 28x28 plane with 3x3 taps is 441. */
 #define FLAT_MAX_UNROLLED 640
 
+static int dw_alone(const cg_problem *p) {
+    return (p->ops & CG_OP_BWD_WEIGHT) && !(p->ops & ~(CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS));
+}
+
 int cg_depthwise_flat_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || !cg_is_depthwise(p) ||
-        p->ops != CG_OP_BWD_DATA)
+        (p->ops != CG_OP_BWD_DATA && !dw_alone(p)))
         return 0;
     if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
     if (dims->stride[1] != 1 || dims->stride[2] != 1 || dims->in[2] != dims->out[2]) return 0;
@@ -164,8 +168,7 @@ int cg_depthwise_turned_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || !cg_is_depthwise(p)) return 0;
     const int dx = p->ops == CG_OP_BWD_DATA;
-    const int dw = (p->ops & CG_OP_BWD_WEIGHT) && !(p->ops & ~(CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS));
-    if (!dx && !dw) return 0;
+    if (!dx && !dw_alone(p)) return 0;
     /* 2-D (or 1-D): the turned plane is rows x columns */
     if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
     if (dims->stride[1] * dims->stride[2] > CG_MAX_STEP_PHASES) return 0;
@@ -175,11 +178,14 @@ int cg_depthwise_turned_applies(const cg_plan *plan, const cg_dims *dims) {
     return 1;
 }
 
-/* The flat dx step: taps as the planar kernels keep them (dy at p + pl - d*f per dim) with
- * their column offsets; the emitter flattens them (a*W + b) and makes the column masks. */
-static cg_status plan_flat_dx(cg_plan *plan, const cg_dims *dims, char *msg) {
+/* The flat step: taps as the planar kernels keep them (dx: dy at p + pl - d*f; dw: x at
+ * p - pl + d*f, per dim) with their column offsets; the emitter flattens them (a*W + b) and
+ * makes the column masks. dw items: blocks of channels, 8 per thread or more, at most 16
+ * (their lane sums stay in the L1). */
+static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
-    cg_step *step = cg_planar_add_step(plan, CG_STEP_DEPTHWISE_FLAT_DX, msg);
+    const int dx = p->ops == CG_OP_BWD_DATA;
+    cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_FLAT_DX : CG_STEP_DEPTHWISE_FLAT_DW, msg);
     if (!step) return CG_ERR_UNSUPPORTED;
     step->depthwise = 1;
     step->groups = 1;
@@ -187,25 +193,36 @@ static cg_status plan_flat_dx(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->cout_g = p->c;
     step->vlen = cg_isa_budget_of(plan->target.isa)->vlen;
     step->mr = step->nv = 1;
-    cg_planar_plane_view(&step->src, CG_T_DY, p->n, p->c, dims->out);
-    cg_planar_plane_view(&step->dst, CG_T_DX, p->n, p->c, dims->in);
-    step->role = CG_ROLE_BWD_DATA;
-    step->phase_id = 0;
-    for (int i = 0; i < 3; i++) {
-        step->count[i] = dims->in[i];
-        step->stride[i] = 1;
-    }
-    cg_planar_fill_taps(step, dims, -1);
+    for (int i = 0; i < 3; i++) step->stride[i] = 1;
+    cg_planar_fill_taps(step, dims, dx ? -1 : 1);
     step->col_period = dims->in[2];
     for (int64_t t = 0; t < dims->taps; t++) step->col_offset[t] = step->tap_offset[t][2];
-    step->work_items = p->n * p->c;
-    cg_name_step(plan, step, "lbwdd");
+    if (dx) {
+        cg_planar_plane_view(&step->src, CG_T_DY, p->n, p->c, dims->out);
+        cg_planar_plane_view(&step->dst, CG_T_DX, p->n, p->c, dims->in);
+        step->role = CG_ROLE_BWD_DATA;
+        step->phase_id = 0;
+        for (int i = 0; i < 3; i++) step->count[i] = dims->in[i];
+        step->work_items = p->n * p->c;
+        cg_name_step(plan, step, "lbwdd");
+        return CG_OK;
+    }
+    cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
+    cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->c, dims->out);
+    step->with_weight = 1;
+    step->with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
+    step->phase_id = -1;
+    step->row_block = p->c / (8 * (int64_t)plan->target.threads);
+    if (step->row_block > 16) step->row_block = 16;
+    if (step->row_block < 1) step->row_block = 1;
+    step->work_items = cg_ceil_div(p->c, step->row_block);
+    cg_name_step(plan, step, "lbwdw");
     return CG_OK;
 }
 
 cg_status cg_plan_depthwise_turned(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
-    if (cg_depthwise_flat_applies(plan, dims)) return plan_flat_dx(plan, dims, msg);
+    if (cg_depthwise_flat_applies(plan, dims)) return plan_flat(plan, dims, msg);
     const int dx = p->ops == CG_OP_BWD_DATA;
     cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_TURNED_DX
                                                 : CG_STEP_DEPTHWISE_TURNED_DW, msg);

@@ -69,8 +69,8 @@ void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims);
  * of channels at a time turned channels-last on the stack. */
 int cg_depthwise_turned_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_depthwise_turned(cg_plan *plan, const cg_dims *dims, char *msg);
-/* ... and a stride-1 depthwise dx alone on planes with short, equally long dy and dx rows, the
- * planes walked flat (both stride-1 dx paths are chosen by cg_plan_depthwise_turned). */
+/* ... and a stride-1 depthwise dx or dw alone on planes with short, equally long x and dy rows,
+ * the planes walked flat (cg_plan_depthwise_turned chooses between the two). */
 int cg_depthwise_flat_applies(const cg_plan *plan, const cg_dims *dims);
 /* plan_dx_1x1.c: a dense 1x1 stride-1 dx alone on small f32 channels-first planes, one GEMM
  * with the lanes along the channels. */

@@ -688,9 +688,9 @@ static void test_depthwise_turned(void **state) {
         int64_t splits, band;
     } dw_cases[] = {
         {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 7},
-        {"bwdw-bwdb_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 7},
+        {"bwdw-bwdb_f32_nchw_g256mb8ic256oc256_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 5},
         {"bwdw_f16_nchw_g64mb3ic64oc64_i9x11_o3x4_f3x5_s2x3_d2x1_pl0x2_ph0x1", 3, 3},
-        {"bwdw-bwdb_f32_nchw_g32mb8ic32oc32_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 8, 7},
+        {"bwdw-bwdb_f32_nchw_g32mb8ic32oc32_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8, 7},
     };
     for (size_t c = 0; c < sizeof dw_cases / sizeof dw_cases[0]; c++) {
         cg_problem raw = parse(dw_cases[c].problem);
@@ -725,10 +725,10 @@ static void test_depthwise_turned(void **state) {
     }
 }
 
-/* Stride-1 depthwise dx alone on planes with short, equally long dy and dx rows: one
- * DEPTHWISE_FLAT_DX step, an item a plane, its column period the row width; every dx
- * position sums its true gradient pairs. Wider rows, unequal rows or too many unrolled tap
- * loads go elsewhere. */
+/* Stride-1 depthwise dx or dw alone on planes with short, equally long rows: one
+ * DEPTHWISE_FLAT_DX step (an item a plane, its column period the row width; every dx
+ * position sums its true gradient pairs) or DEPTHWISE_FLAT_DW step (an item a block of
+ * channels). Wider rows, unequal rows, strides or too many unrolled tap loads go elsewhere. */
 static void test_depthwise_flat(void **state) {
     (void)state;
     static const char *const cases[] = {
@@ -750,8 +750,30 @@ static void test_depthwise_flat(void **state) {
         check_dx_plan(plan, &raw);
         free(plan);
     }
+    /* dw (and db): blocks of channels over the batch, 8 items per thread or more, no reduce */
+    static const struct {
+        const char *problem;
+        int64_t block;
+    } dw_cases[] = {
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16},
+        {"bwdw-bwdb_f16_nchw_g40mb2ic40oc40_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2},
+        {"bwdw_f32_nchw_g3mb2ic3oc3_i9x6_o7x6_f3x3_s1x1_d1x1_pl0x1_ph0x1", 1},
+    };
+    for (size_t c = 0; c < sizeof dw_cases / sizeof dw_cases[0]; c++) {
+        cg_problem raw = parse(dw_cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->step_count, 1);
+        const cg_step *s = find_kind(plan, CG_STEP_DEPTHWISE_FLAT_DW);
+        assert_non_null(s);
+        assert_int_equal(s->row_block, dw_cases[c].block);
+        assert_int_equal(s->work_items, (raw.c + s->row_block - 1) / s->row_block);
+        assert_int_equal(plan->workspace_bytes, 0);
+        free(plan);
+    }
     static const char *const elsewhere[] = {
         "bwdd_f32_nchw_g32mb2ic32oc32_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g32mb2ic32oc32_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g32mb2ic32oc32_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
         "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o26x26_f3x3_s1x1_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2",
         "bwdd-bwdw_f32_nchw_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
@@ -759,7 +781,9 @@ static void test_depthwise_flat(void **state) {
     for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
         cg_problem raw = parse(elsewhere[c]);
         cg_plan *plan = plan_for(&raw, &base_target);
-        assert_int_equal(count_kind(plan, CG_STEP_DEPTHWISE_FLAT_DX), 0);
+        assert_int_equal(count_kind(plan, CG_STEP_DEPTHWISE_FLAT_DX) +
+                             count_kind(plan, CG_STEP_DEPTHWISE_FLAT_DW),
+                         0);
         free(plan);
     }
 }
