@@ -95,10 +95,10 @@ static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims
     return rows;
 }
 
-/* The step for `dims` (dx or dw by the problem's ops), without its work items. */
-static void fill_step(const cg_plan *plan, cg_step *step, const cg_dims *dims) {
+/* What the turned and flat steps share: one channel per group, the planes in place (dx: dy
+ * in, dx out; dw: x and dy in), the geometry; dx or dw by the problem's ops. */
+static void base_step(const cg_plan *plan, cg_step *step, const cg_dims *dims, int dx) {
     const cg_problem *p = &plan->problem;
-    const int dx = p->ops == CG_OP_BWD_DATA;
     step->depthwise = 1;
     step->groups = 1;
     step->cin_g = 1;
@@ -117,9 +117,6 @@ static void fill_step(const cg_plan *plan, cg_step *step, const cg_dims *dims) {
         step->role = CG_ROLE_BWD_DATA;
         step->phase_id = 0;
         for (int i = 0; i < 3; i++) step->count[i] = dims->in[i];
-        cg_sort_taps_by_phase(step, dims);
-        dx_reach(step, dims);
-        step->item_rows = band_rows(plan, step, dims, 1);
         return;
     }
     cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
@@ -127,9 +124,21 @@ static void fill_step(const cg_plan *plan, cg_step *step, const cg_dims *dims) {
     step->with_weight = 1;
     step->with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
     step->phase_id = -1;
-    cg_planar_fill_taps(step, dims, 1);
-    dw_reach(step, dims);
-    step->item_rows = band_rows(plan, step, dims, 0);
+}
+
+/* The turned step for `dims`, without its work items: the taps (dx: by stride phase), their
+ * reach, the bands. */
+static void fill_step(const cg_plan *plan, cg_step *step, const cg_dims *dims) {
+    const int dx = plan->problem.ops == CG_OP_BWD_DATA;
+    base_step(plan, step, dims, dx);
+    if (dx) {
+        cg_sort_taps_by_phase(step, dims);
+        dx_reach(step, dims);
+    } else {
+        cg_planar_fill_taps(step, dims, 1);
+        dw_reach(step, dims);
+    }
+    step->item_rows = band_rows(plan, step, dims, dx);
 }
 
 /* dw splits: as few as give 8 items per thread (one split: the sums are dw itself, written in
@@ -187,31 +196,15 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     const int dx = p->ops == CG_OP_BWD_DATA;
     cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_FLAT_DX : CG_STEP_DEPTHWISE_FLAT_DW, msg);
     if (!step) return CG_ERR_UNSUPPORTED;
-    step->depthwise = 1;
-    step->groups = 1;
-    step->cin_g = 1;
-    step->cout_g = p->c;
-    step->vlen = cg_isa_budget_of(plan->target.isa)->vlen;
-    step->mr = step->nv = 1;
-    for (int i = 0; i < 3; i++) step->stride[i] = 1;
+    base_step(plan, step, dims, dx);
     cg_planar_fill_taps(step, dims, dx ? -1 : 1);
     step->col_period = dims->in[2];
     for (int64_t t = 0; t < dims->taps; t++) step->col_offset[t] = step->tap_offset[t][2];
     if (dx) {
-        cg_planar_plane_view(&step->src, CG_T_DY, p->n, p->c, dims->out);
-        cg_planar_plane_view(&step->dst, CG_T_DX, p->n, p->c, dims->in);
-        step->role = CG_ROLE_BWD_DATA;
-        step->phase_id = 0;
-        for (int i = 0; i < 3; i++) step->count[i] = dims->in[i];
         step->work_items = p->n * p->c;
         cg_name_step(plan, step, "lbwdd");
         return CG_OK;
     }
-    cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
-    cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->c, dims->out);
-    step->with_weight = 1;
-    step->with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
-    step->phase_id = -1;
     step->row_block = p->c / (8 * (int64_t)plan->target.threads);
     if (step->row_block > 16) step->row_block = 16;
     if (step->row_block < 1) step->row_block = 1;
