@@ -55,6 +55,13 @@ static void set_list(cg_template_values *v, const char *key, const int64_t *valu
     free(joined);
 }
 
+/* The step's packed-tap -> filter-element map (tap_map) as a template list. */
+static void set_tap_map(cg_template_values *v, const char *key, const cg_step *s, int64_t taps) {
+    int64_t map[CG_MAX_TAPS];
+    for (int64_t t = 0; t < taps; t++) map[t] = s->tap_map[t];
+    set_list(v, key, map, (int)taps);
+}
+
 /* COL_MASKS[v][t] (PLANAR_DW_PARTIAL on flattened planes): the lanes of vector v (mod
  * `cycle`) whose column, moved by tap t's column offset, stays inside its row of col_period
  * (bit l for lane l). Computed here once, not per kernel call (63 masks of 16 lanes cost a
@@ -199,14 +206,16 @@ static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_templ
 #define CG_PLANAR_PREFETCH_ROWS 8
 
 /* Storage of the tensors a planar or Winograd step reads (and, with stores, writes) in place. */
+static void set_planar_stores(cg_template_values *v, cg_dtype dtype) {
+    cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(dtype));
+    cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", vec_suffix(dtype));
+}
 static void set_planar_storage(cg_template_values *v, cg_dtype dtype, int stores) {
     const char *suffix = vec_suffix(dtype);
     cg_values_set(v, "ELEM", "%s", elem_type(dtype));
     cg_values_set(v, "LOADV", "cg_vload%s", suffix);
     cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", suffix);
-    if (!stores) return;
-    cg_values_set(v, "STOREV", "cg_vstore%s", suffix);
-    cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", suffix);
+    if (stores) set_planar_stores(v, dtype);
 }
 
 /* What the planar conv and 1x1 kernels share: the planes in and out, the channel groups, the
@@ -273,11 +282,10 @@ static void set_planar_phase_taps(cg_template_values *v, const cg_step *s) {
 
 /* Tap tables of a planar step, and the x range where every tap stays inside the row. */
 static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
-    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2], map[CG_MAX_TAPS];
+    int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
     int64_t min2 = 0, max2 = 0, max1 = 0;
     for (int64_t t = 0; t < taps; t++) {
         int64_t c1 = s->tap_offset[t][1], c2 = s->tap_offset[t][2];
-        map[t] = s->tap_map[t];
         if (t == 0 || c1 > max1) max1 = c1;
         if (t == 0 || c2 < min2) min2 = c2;
         if (t == 0 || c2 > max2) max2 = c2;
@@ -301,7 +309,7 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
         cg_values_int(v, "UNROLL", unroll);
         cg_values_int(v, "LEAD_END", lead_end);
         cg_values_int(v, "INNER_END", inner_end);
-        set_list(v, "WEIGHT_INDEX", map, (int)taps);
+        set_tap_map(v, "WEIGHT_INDEX", s, taps);
         return;
     }
     cg_values_int(v, "FAST_LO", min2 < 0 ? -min2 : 0);
@@ -468,11 +476,10 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
                                          cg_template_values *v) {
     const int dx = s->kind == CG_STEP_DEPTHWISE_TURNED_DX;
     const int64_t taps = cg_prod(s->taps, 3);
-    int64_t col1[CG_MAX_TAPS], col2[CG_MAX_TAPS], map[CG_MAX_TAPS];
+    int64_t col1[CG_MAX_TAPS], col2[CG_MAX_TAPS];
     for (int64_t t = 0; t < taps; t++) {
         col1[t] = s->tap_offset[t][1];
         col2[t] = s->tap_offset[t][2];
-        map[t] = s->tap_map[t];
     }
     cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
     cg_values_set(v, "TURN_PLANES", "cg_turn_planes%s", vec_suffix(p->dtype));
@@ -486,7 +493,7 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
     cg_values_int(v, "HALO_RIGHT", s->halo_hi);
     cg_values_int(v, "BAND", s->item_rows);
     cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
-    set_list(v, "WEIGHT_INDEX", map, (int)taps);
+    set_tap_map(v, "WEIGHT_INDEX", s, taps);
     if (dx) {
         int64_t end[CG_MAX_STEP_PHASES];
         for (int64_t q = 0; q < s->stride[1] * s->stride[2]; q++) end[q] = s->phase_tap_end[q];
@@ -495,8 +502,7 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
         cg_values_int(v, "DX1", s->dst.logical[1]);
         cg_values_int(v, "DX2", s->dst.logical[2]);
         cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
-        cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
-        cg_values_set(v, "STOREV_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
+        set_planar_stores(v, p->dtype);
         set_list(v, "TAP_A", col1, (int)taps);
         set_list(v, "TAP_B", col2, (int)taps);
         set_list(v, "PHASE_END", end, (int)(s->stride[1] * s->stride[2]));
@@ -512,6 +518,39 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
     set_list(v, "OFF1", col1, (int)taps);
     set_list(v, "OFF2", col2, (int)taps);
     return "cpu/depthwise_turned_dw.c.in";
+}
+
+/* A depthwise step walking flat planes (plan_depthwise_turned.c): each tap's flat offset
+ * a*W + b, its column masks over the period of rows and vectors, the planes. */
+static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
+                                       cg_template_values *v) {
+    const cg_problem *p = &plan->problem;
+    const int dx = s->kind == CG_STEP_DEPTHWISE_FLAT_DX;
+    const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen, taps = cg_prod(s->taps, 3);
+    int64_t flat[CG_MAX_TAPS];
+    for (int64_t t = 0; t < taps; t++) flat[t] = s->tap_offset[t][1] * s->col_period + s->tap_offset[t][2];
+    set_planar_storage(v, p->dtype, dx);
+    cg_values_int(v, "TAPS", taps);
+    cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
+    cg_values_int(v, "CHANNELS", s->cout_g);
+    const int64_t cycle = s->col_period / cg_gcd(s->col_period, vlen);
+    cg_values_int(v, "MASK_CYCLE", cycle);
+    set_column_masks(v, s, cycle, taps, vlen);
+    set_list(v, "OFF", flat, (int)taps);
+    set_tap_map(v, "WEIGHT_INDEX", s, taps);
+    if (dx) {
+        cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
+        cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
+        cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
+        return "cpu/depthwise_flat_dx.c.in";
+    }
+    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_int(v, "X_P", cg_prod(s->src.logical, 3));
+    cg_values_int(v, "DY_P", cg_prod(s->src2.logical, 3));
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "CB", s->row_block);
+    cg_values_int(v, "WITH_BIAS", s->with_bias);
+    return "cpu/depthwise_flat_dw.c.in";
 }
 
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
@@ -559,37 +598,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_DEPTHWISE_TURNED_DX:
     case CG_STEP_DEPTHWISE_TURNED_DW: return fill_depthwise_turned(p, s, v);
     case CG_STEP_DEPTHWISE_FLAT_DX:
-    case CG_STEP_DEPTHWISE_FLAT_DW: {
-        const int dx = s->kind == CG_STEP_DEPTHWISE_FLAT_DX;
-        const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen, taps = cg_prod(s->taps, 3);
-        int64_t flat[CG_MAX_TAPS], map[CG_MAX_TAPS];
-        for (int64_t t = 0; t < taps; t++) {
-            flat[t] = s->tap_offset[t][1] * s->col_period + s->tap_offset[t][2];
-            map[t] = s->tap_map[t];
-        }
-        set_planar_storage(v, p->dtype, dx);
-        cg_values_int(v, "TAPS", taps);
-        cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
-        cg_values_int(v, "CHANNELS", s->cout_g);
-        const int64_t cycle = s->col_period / cg_gcd(s->col_period, vlen);
-        cg_values_int(v, "MASK_CYCLE", cycle);
-        set_column_masks(v, s, cycle, taps, vlen);
-        set_list(v, "OFF", flat, (int)taps);
-        set_list(v, "WEIGHT_INDEX", map, (int)taps);
-        if (dx) {
-            cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
-            cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
-            cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
-            return "cpu/depthwise_flat_dx.c.in";
-        }
-        cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
-        cg_values_int(v, "X_P", cg_prod(s->src.logical, 3));
-        cg_values_int(v, "DY_P", cg_prod(s->src2.logical, 3));
-        cg_values_int(v, "BATCH", s->src.n);
-        cg_values_int(v, "CB", s->row_block);
-        cg_values_int(v, "WITH_BIAS", s->with_bias);
-        return "cpu/depthwise_flat_dw.c.in";
-    }
+    case CG_STEP_DEPTHWISE_FLAT_DW: return fill_depthwise_flat(plan, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
         cg_values_int(v, "STREAM", s->stream);
@@ -663,9 +672,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "TAPS", taps);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         weight_strides(v, p, s, problem_taps);
-        int64_t map[CG_MAX_TAPS];
-        for (int64_t j = 0; j < taps; j++) map[j] = s->tap_map[j];
-        set_list(v, "TAP_MAP", map, (int)taps);
+        set_tap_map(v, "TAP_MAP", s, taps);
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         return "cpu/pack_w.c.in";
     }

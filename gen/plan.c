@@ -249,9 +249,9 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     /* Depthwise dx or dw alone on small channels-first planes: a vector of channels at a time
      * turned channels-last on the stack, or (stride-1 dx, short rows) the planes walked flat
      * (plan_depthwise_turned.c). */
-    if (cg_depthwise_flat_applies(plan, &dims) || cg_depthwise_turned_applies(plan, &dims)) {
+    if (cg_depthwise_small_applies(plan, &dims)) {
         if (want_dx) cg_plan_phases(plan, &dims, (int64_t[3]){0}, (int64_t[3]){0});
-        status = cg_plan_depthwise_turned(plan, &dims, msg);
+        status = cg_plan_depthwise_small(plan, &dims, msg);
         if (status == CG_OK) cg_plan_close_regions(plan);
         return status;
     }

@@ -158,34 +158,37 @@ static int64_t dw_splits(const cg_plan *plan, int64_t blocks) {
  * a 28x28 plane with 3x3 taps is 441. */
 #define FLAT_MAX_UNROLLED 640
 
-static int dw_alone(const cg_problem *p) {
-    return (p->ops & CG_OP_BWD_WEIGHT) && !(p->ops & ~(CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS));
+/* What both small-plane paths take: a 2-D (or 1-D) depthwise dx, or dw (+db), alone on CPU
+ * channels-first tensors (the planes are rows x columns). */
+static int small_plane_candidate(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || !cg_is_depthwise(p)) return 0;
+    const int dw_alone =
+        (p->ops & CG_OP_BWD_WEIGHT) && !(p->ops & ~(CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS));
+    if (p->ops != CG_OP_BWD_DATA && !dw_alone) return 0;
+    return dims->in[0] == 1 && dims->out[0] == 1 && dims->filter[0] == 1;
 }
 
-int cg_depthwise_flat_applies(const cg_plan *plan, const cg_dims *dims) {
-    const cg_problem *p = &plan->problem;
-    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || !cg_is_depthwise(p) ||
-        (p->ops != CG_OP_BWD_DATA && !dw_alone(p)))
-        return 0;
-    if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
+/* The flat walk: stride 1, x/dy/dx rows equally long and under two vectors, the plane's
+ * vectors x taps within the unrolling budget. */
+static int flat_applies(const cg_plan *plan, const cg_dims *dims) {
     if (dims->stride[1] != 1 || dims->stride[2] != 1 || dims->in[2] != dims->out[2]) return 0;
     const int vlen = cg_isa_budget_of(plan->target.isa)->vlen;
     const int64_t vectors = cg_ceil_div(dims->in[1] * dims->in[2], vlen);
     return dims->in[2] < 2 * vlen && vectors * dims->taps <= FLAT_MAX_UNROLLED;
 }
 
-int cg_depthwise_turned_applies(const cg_plan *plan, const cg_dims *dims) {
-    const cg_problem *p = &plan->problem;
-    if (plan->target.isa == CG_ISA_GLSL || p->channels_last || !cg_is_depthwise(p)) return 0;
-    const int dx = p->ops == CG_OP_BWD_DATA;
-    if (!dx && !dw_alone(p)) return 0;
-    /* 2-D (or 1-D): the turned plane is rows x columns */
-    if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
-    if (dims->stride[1] * dims->stride[2] > CG_MAX_STEP_PHASES) return 0;
+/* The turned channel blocks: channels in whole vectors, dy rows narrower than the row
+ * kernels want, at most CG_MAX_STEP_PHASES stride phases. */
+static int turned_applies(const cg_plan *plan, const cg_dims *dims) {
     const int vlen = cg_isa_budget_of(plan->target.isa)->vlen;
-    if (p->c % vlen != 0) return 0; /* whole vectors of channels */
-    if (dims->out[2] >= TURNED_MIN_ROW_KERNEL_WIDTH) return 0;
-    return 1;
+    return dims->stride[1] * dims->stride[2] <= CG_MAX_STEP_PHASES &&
+           plan->problem.c % vlen == 0 && dims->out[2] < TURNED_MIN_ROW_KERNEL_WIDTH;
+}
+
+int cg_depthwise_small_applies(const cg_plan *plan, const cg_dims *dims) {
+    return small_plane_candidate(plan, dims) &&
+           (flat_applies(plan, dims) || turned_applies(plan, dims));
 }
 
 /* The flat step: taps as the planar kernels keep them (dx: dy at p + pl - d*f; dw: x at
@@ -214,9 +217,9 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     return CG_OK;
 }
 
-cg_status cg_plan_depthwise_turned(cg_plan *plan, const cg_dims *dims, char *msg) {
+cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
-    if (cg_depthwise_flat_applies(plan, dims)) return plan_flat(plan, dims, msg);
+    if (flat_applies(plan, dims)) return plan_flat(plan, dims, msg);
     const int dx = p->ops == CG_OP_BWD_DATA;
     cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_TURNED_DX
                                                 : CG_STEP_DEPTHWISE_TURNED_DW, msg);

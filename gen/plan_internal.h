@@ -65,13 +65,11 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg);
 /* Sorts a dx step's filter taps by the 2-D stride phase they feed (phase_tap_end) with their dy
  * shifts in phase units (tap_offset[t] = {0, a, b}). */
 void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims);
-/* plan_depthwise_turned.c: depthwise dx or dw alone on small channels-first planes, a vector
- * of channels at a time turned channels-last on the stack. */
-int cg_depthwise_turned_applies(const cg_plan *plan, const cg_dims *dims);
-cg_status cg_plan_depthwise_turned(cg_plan *plan, const cg_dims *dims, char *msg);
-/* ... and a stride-1 depthwise dx or dw alone on planes with short, equally long x and dy rows,
- * the planes walked flat (cg_plan_depthwise_turned chooses between the two). */
-int cg_depthwise_flat_applies(const cg_plan *plan, const cg_dims *dims);
+/* plan_depthwise_turned.c: depthwise dx or dw alone on small channels-first planes: a vector
+ * of channels at a time turned channels-last on the stack, or (stride 1, short equally long
+ * rows) the planes walked flat. */
+int cg_depthwise_small_applies(const cg_plan *plan, const cg_dims *dims);
+cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_dx_1x1.c: a dense 1x1 stride-1 dx alone on small f32 channels-first planes, one GEMM
  * with the lanes along the channels. */
 int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims);
