@@ -112,6 +112,8 @@ typedef struct cg_step {
 
     /* Register tile: mr pixels (CONV) or input channels (DW) x nv vectors of vlen lanes. */
     int mr, nv, vlen;
+    int live_phases; /* PLANAR_CONV: row phases whose accumulators are live at once (the
+                        row's SW, or 1: the phases take the tile's registers in turn) */
 
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */

@@ -245,6 +245,10 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_view(b, obj, s->kind == CG_STEP_TO_CL ? "dst" : "src",
                  s->kind == CG_STEP_TO_CL ? &s->dst : &s->src);
         break;
+    case CG_STEP_PLANAR_CONV:
+        put_int(b, obj, "live_phases", s->live_phases);
+        put_bool(b, obj, "stream", s->stream);
+        break;
     case CG_STEP_PACK_W: put_weights(b, obj, s); break;
     case CG_STEP_ZERO_FILL:
         put_view(b, obj, "dst", &s->dst);

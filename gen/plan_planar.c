@@ -201,6 +201,74 @@ static void split_row_phases(cg_step *step) {
     }
 }
 
+/* A planar conv step's output leaves by non-temporal stores (through a mirror of each output
+ * channel's lines) where it is larger than the L3: written plainly, every line is read first
+ * (S6's dx, 164 MB: the stores cost 3.1 of 8.5 ms, without them the kernel took 5.4). The
+ * mirrors of all the group's channels must stay in the L1 beside the rows being read. */
+static int planar_conv_streams(const cg_plan *plan, const cg_step *step,
+                               const cg_isa_budget *budget) {
+    if (plan->target.isa == CG_ISA_GLSL) return 0;
+    const int64_t esize = (int64_t)cg_dtype_size(plan->problem.dtype);
+    const int64_t out_bytes = plan->problem.n * step->groups * step->cout_g *
+                              cg_prod(step->dst.logical, 3) * esize;
+    const int64_t phases = step->stride[2], xw = step->nv * budget->vlen;
+    const int64_t per_phase = cg_ceil_div(step->count[2], phases);
+    const int64_t mirror = cg_ceil_div(128 + phases * cg_ceil_div(per_phase, xw) * xw * esize, 64) * 64;
+    return out_bytes > plan->target.l3_bytes && step->cout_g * mirror <= plan->target.l1_bytes / 2;
+}
+
+/* The tile of a planar conv step at `live` row phases: NV vectors cover a phase of the row,
+ * MR channels fill the rest of the register file (accumulators MR x live x NV, NV input
+ * vectors, one broadcast). */
+static void conv_tile_at(cg_step *step, const cg_isa_budget *budget, const cg_target *target,
+                         int live, int64_t vectors) {
+    const int regs = budget->registers;
+    step->nv = (int)(vectors < budget->max_nv ? vectors : budget->max_nv);
+    if (step->nv < 1) step->nv = 1;
+    /* Narrow groups (8 channels in S6) would otherwise leave a 1-channel tail block: drop to
+     * fewer vectors while that lets one block hold them. */
+    while (step->cout_g <= budget->max_mr && step->nv > 1 &&
+           (regs - step->nv - 1) / (step->nv * live) < step->cout_g)
+        step->nv--;
+    if (target->force_nv > 0) step->nv = target->force_nv;
+    step->mr = (regs - step->nv - 1) / (step->nv * live);
+    /* Two live row phases with embedded broadcasts (AVX-512): one more channel when that
+     * means fewer channel blocks (every block reads the input rows again) and the
+     * accumulators still fit the whole register file (the budget keeps one spare; the NV
+     * input vectors then come from memory operands): S2's 128 channels in 16 blocks of 8
+     * instead of 19 of 7 ran 3-4% faster, the tuner's pick two rounds running. */
+    if (live == 2 && !budget->broadcast_needs_register && step->mr + 1 <= budget->max_mr &&
+        (step->mr + 1) * step->nv * live <= regs + 1 &&
+        cg_ceil_div(step->cout_g, step->mr + 1) < cg_ceil_div(step->cout_g, step->mr))
+        step->mr++;
+    if (step->mr > budget->max_mr) step->mr = budget->max_mr;
+    if (step->mr > step->cout_g) step->mr = (int)step->cout_g;
+    if (step->mr < 1) step->mr = 1;
+}
+
+/* A dx row with stride 2 is two phases (even and odd positions). Their accumulators are live
+ * at once, unless that leaves one vector per phase where a phase row has more (each broadcast
+ * weight then feeds one FMA): then the phases take the registers in turn, the even one waiting
+ * on the stack, for a tile twice as wide. S6's 8-channel groups: 8 channels x 1 vector live,
+ * 8 x 2 (the whole 25-position phase row) in turn, 12% faster from cache. Not beyond that:
+ * 128 channels at 14 x 2 in turn ran 17% slower than 8 x 2 live, a depthwise tile (1 x 4)
+ * in turn 5% slower. */
+static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const cg_target *target) {
+    const int phases = (int)step->stride[2];
+    const int64_t vectors = cg_ceil_div(cg_ceil_div(step->count[2], phases), budget->vlen);
+    conv_tile_at(step, budget, target, phases, vectors);
+    step->live_phases = phases;
+    if (phases == 2) {
+        cg_step in_turn = *step;
+        conv_tile_at(&in_turn, budget, target, 1, vectors);
+        if (step->nv == 1 && vectors > 1 && in_turn.nv > 1) {
+            *step = in_turn;
+            step->live_phases = 1;
+        }
+    }
+    if (target->force_mr > 0) step->mr = target->force_mr;
+}
+
 /* Dense/grouped planar steps: a tile of MR output channels x NV vectors along the row (per
  * phase of the row for stride-2 dx); the weights are packed [g][channel block][tap][cin][MR]
  * by a PACK_W step (its "nr" is MR). step->stride holds the dx strides: tap t reads input row
@@ -215,38 +283,12 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
         if (!step) return CG_ERR_UNSUPPORTED;
         cg_planar_fill_taps(step, dims, dx ? -1 : 1);
         split_row_phases(step);
-        /* A dx row with stride 2 is two phases (even and odd positions), each with its own
-         * accumulators; NV vectors cover a phase of the row. */
-        const int phases = (int)step->stride[2];
-        int64_t per_phase = (step->count[2] + phases - 1) / phases;
-        int64_t vectors = (per_phase + budget->vlen - 1) / budget->vlen;
-        step->nv = (int)(vectors < budget->max_nv ? vectors : budget->max_nv);
-        if (step->nv < 1) step->nv = 1;
-        /* MR channels fill the rest of the register file: accumulators MR x phases x NV, NV
-         * input vectors, one broadcast. Narrow groups (8 channels in S6) would otherwise leave
-         * a 1-channel tail block: drop to fewer vectors while that lets one block hold them. */
-        while (step->cout_g <= budget->max_mr && step->nv > 1 &&
-               (budget->registers - step->nv - 1) / (step->nv * phases) < step->cout_g)
-            step->nv--;
-        if (plan->target.force_nv > 0) step->nv = plan->target.force_nv;
-        step->mr = (budget->registers - step->nv - 1) / (step->nv * phases);
-        /* Two row phases with embedded broadcasts (AVX-512): one more channel when that means
-         * fewer channel blocks (every block reads the input rows again) and the accumulators
-         * still fit the whole register file (the budget keeps one spare; the NV input vectors
-         * then come from memory operands): S2's 128 channels in 16 blocks of 8 instead of 19
-         * of 7 ran 3-4% faster, the tuner's pick two rounds running. */
-        if (phases == 2 && !budget->broadcast_needs_register && step->mr + 1 <= budget->max_mr &&
-            (step->mr + 1) * step->nv * phases <= budget->registers + 1 &&
-            cg_ceil_div(step->cout_g, step->mr + 1) < cg_ceil_div(step->cout_g, step->mr))
-            step->mr++;
-        if (step->mr > budget->max_mr) step->mr = budget->max_mr;
-        if (step->mr > step->cout_g) step->mr = (int)step->cout_g;
-        if (step->mr < 1) step->mr = 1;
-        if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
+        choose_conv_tile(step, budget, &plan->target);
         int64_t taps = dims->taps, blocks = (step->cout_g + step->mr - 1) / step->mr;
         step->wpack_offset =
             cg_ws_alloc(plan, p->groups * blocks * taps * step->cin_g * step->mr * 4);
         step->work_items = p->n * p->groups * step->count[0] * step->count[1];
+        step->stream = planar_conv_streams(plan, step, budget);
         cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
         if (cg_planar_add_weight_pack(plan, step, step->mr, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }

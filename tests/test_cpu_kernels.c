@@ -327,6 +327,49 @@ static void test_stride_phase_planes(void **state) {
     free(problems);
 }
 
+/* Row kernels on channels-first planes (planar_conv), each CPU ISA, with plain stores and (a
+ * target claiming a 4 KiB L3) each output channel's rows through a mirror of its lines and
+ * non-temporal stores: 8-channel groups whose stride-2 row phases take the registers in turn,
+ * in three planes split between the two threads mid-plane (f32); stride 2 with odd rows and
+ * asymmetric padding (f16); stride 1 dx (bf16) and forward; 62-byte rows (f16), shorter than
+ * a cache line, so that runs start and end inside lines shared with other threads and planes. */
+static void test_planar_conv_rows(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"g8\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":24,\"k\":24,\"groups\":3,\"input\":[11,50],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"odd\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":9,\"k\":12,\"input\":[9,37],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"s1\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":10,\"input\":[7,35],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"fwd\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":5,\"k\":7,\"input\":[6,40],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"short\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":5,\"k\":6,\"input\":[12,31],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
+        char dir[4200], grep[4400];
+        build_cpu_pack(tiny_l3 ? "rows_stream" : "rows", problems, count, tiny_l3, dir);
+        /* the paths under test are really planned: every problem on the row kernel, streamed
+         * or not; the 8-channel groups' phases in turn on AVX-512 */
+        snprintf(grep, sizeof grep,
+                 "test $(grep -l 'define STREAM %d' %s/src/*_pbwdd_* %s/src/*_pfwd_* | wc -l) -eq 15",
+                 tiny_l3, dir, dir);
+        assert_int_equal(system(grep), 0);
+        snprintf(grep, sizeof grep,
+                 "grep -l 'define LIVE_PHASES 1' %s/src/*pbwdd*__avx512.c | xargs grep -q 'define CIN 8'",
+                 dir);
+        assert_int_equal(system(grep), 0);
+        check_pack_on_every_isa(dir, problems, count, "rows");
+    }
+    free(problems);
+}
+
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), each CPU ISA: a tail of
  * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
@@ -491,6 +534,7 @@ int main(void) {
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_streaming_reorders),
         cmocka_unit_test(test_stride_phase_planes),
+        cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),

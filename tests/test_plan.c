@@ -1105,7 +1105,7 @@ static void test_planar_strided_dx(void **state) {
         check_dx_plan(plan, &raw);
         free(plan);
     }
-    /* two row phases of 2 x 2 vectors: 7 channels fit the register budget; 8 fill all 32 zmm
+    /* two live row phases of 2 x 2 vectors: 7 channels fit the register budget; 8 fill all 32 zmm
      * and are taken when they save a block (128 = 16 x 8), not when they do not (21 = 3 x 7);
      * 16 input channels keep these on the row kernel (32 and more take the phase kernel) */
     static const struct {
@@ -1126,8 +1126,32 @@ static void test_planar_strided_dx(void **state) {
         avx2.isa = CG_ISA_AVX2; /* a broadcast takes a register: no extra channel */
         cg_plan *plan2 = plan_for(&raw, &avx2);
         const cg_step *conv2 = find_kind(plan2, CG_STEP_PLANAR_CONV);
-        if (conv2) assert_true(conv2->mr * conv2->nv * 2 + conv2->nv + 1 <= 16);
+        if (conv2) assert_true(conv2->mr * conv2->nv * conv2->live_phases + conv2->nv + 1 <= 16);
+        assert_int_equal(conv->live_phases, 2);
+        assert_false(conv->stream); /* 12.8 MB of dx: within the 32 MB L3 */
         free(plan2);
+        free(plan);
+    }
+    /* S6 (8-channel groups): both phases live fit 8 channels x 1 vector; in turn 8 x 2 (the
+     * whole 25-position phase row), and a dx of 164 MB leaves by non-temporal stores. A
+     * depthwise stride-2 dx (1 channel x 4 vectors) keeps both phases live. */
+    static const struct {
+        const char *problem;
+        int live_phases, mr, nv, stream;
+    } turns[] = {
+        {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 8, 2, 1},
+        {"bwdd_f32_nchw_g32mb4ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 8, 2, 0},
+        {"bwdd_f32_nchw_g64mb8ic64oc64_i112x112_o56x56_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2, 1, 4, 0},
+    };
+    for (size_t c = 0; c < sizeof turns / sizeof turns[0]; c++) {
+        cg_problem raw = parse(turns[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        const cg_step *conv = find_kind(plan, CG_STEP_PLANAR_CONV);
+        assert_non_null(conv);
+        assert_int_equal(conv->live_phases, turns[c].live_phases);
+        assert_int_equal(conv->mr, turns[c].mr);
+        assert_int_equal(conv->nv, turns[c].nv);
+        assert_int_equal(conv->stream, turns[c].stream);
         free(plan);
     }
 }
