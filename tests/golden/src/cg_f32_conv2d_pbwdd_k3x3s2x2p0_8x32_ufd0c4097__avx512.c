@@ -2,7 +2,7 @@
  * template: templates/cpu/planar_conv.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_f32_nchw_g2mb1ic16oc16_i6x37_o3x19_f3x3_s2x2_d1x1_pl1x1_ph0x1 (planar_grouped_s2)
- * plan:     step 2 of 2, planar_conv, phase 0, tile 8x16, 12 work items,
+ * plan:     step 2 of 2, planar_conv, phase 0, tile 8x32, 12 work items,
  *           isa avx512, workspace 4608 bytes
  */
 #include "cg_isa_avx512.h"
@@ -12,12 +12,14 @@
  * every output channel of group g. Tap t reads input row ((o0 + OFF0) / S0, (o1 + OFF1) / S1)
  * where both divide (other taps miss this row: the stride phases across rows). Along the row
  * there are SW phases (1, or 2 for stride-2 dx): for the taps of phase q, output position
- * SW*j + q reads input column j + COL2[t]. A register tile holds MR output channels x SW phases x NV vectors of j;
- * per (tap, input channel) it loads NV shifted input vectors and broadcasts MR packed weights
- * ([g][block][tap][cin][MR], zero past COUT). With two phases the tile interleaves them in
- * registers before the store, so a phase no tap reaches stores exact zeros. Lanes that fall
+ * SW*j + q reads input column j + COL2[t]. A register tile holds MR output channels x NV
+ * vectors of j per phase; per (tap, input channel) it loads NV shifted input vectors and
+ * broadcasts MR packed weights ([g][block][tap][cin][MR], zero past COUT). With two phases the
+ * tile interleaves them in registers before the store, so a phase no tap reaches stores exact zeros. Lanes that fall
  * off the input row are cleared in registers (lane ranges depend on the tap and the vector
- * only, so they are computed once per tap, outside the channel loop). */
+ * only, so they are computed once per tap, outside the channel loop). With STREAM (an output
+ * far larger than the caches) the rows go to a mirror of their cache lines per output channel
+ * and leave by non-temporal stores, so the output is written without being read first. */
 #define ELEM float /* storage element: f32 or 16-bit (f16/bf16), converted in registers */
 #define LOADV cg_vload
 #define LOADV_RANGE cg_vload_range
@@ -36,13 +38,15 @@
 #define COUT 8
 #define TAPS 9
 #define MR 8
-#define NV 1
+#define NV 2
 #define S0 1
 #define S1 2
 #define MAX_OFF1 1 /* furthest row offset of a tap in dim 1 */
 #define SW 2
+#define LIVE_PHASES 1 /* SW, or 1: the row phases take the registers in turn */
 #define BATCH 1
 #define WPACK_OFFSET 0
+#define STREAM 0
 #define PLANE ((int64_t)IN0 * IN1 * IN2)
 #define OUT_PLANE ((int64_t)OUT0 * OUT1 * OUT2)
 #define IN_ELEMS (PLANE * CIN * GROUPS * BATCH)
@@ -50,6 +54,10 @@
 #define CO_TAIL (COUT - (BLOCKS - 1) * MR)
 #define JW ((OUT2 + SW - 1) / SW) /* positions of the longest phase of a row */
 #define XW (NV * CG_VLEN)
+/* a channel's mirror: a carried partial line, the row and the last tile's lanes past it, and
+ * room to carry the row's last line back to the front */
+#define MIRROR_ROW (SW * ((JW + XW - 1) / XW) * XW)
+#define MIRROR_BYTES ((128 + MIRROR_ROW * (int64_t)sizeof(ELEM) + 63) / 64 * 64)
 
 static const int32_t off0[TAPS] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 static const int32_t off1[TAPS] = {1, 0, -1, 1, 1, 0, 0, -1, -1};
@@ -118,51 +126,105 @@ static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], co
     else channel_loop(acc, src, wt, lo, hi, mr, CLIP_LOAD);
 }
 
-/* Stores one vector of output positions [x, x + CG_VLEN), clipped to the row. */
+/* Stores one vector of output positions [x, x + CG_VLEN), clipped to the row (a mirror takes
+ * the whole vector: the lanes past the row are overwritten by the next row or never leave). */
 static inline __attribute__((always_inline)) void store_clipped(ELEM *row, int64_t x,
                                                                 cg_vec value) {
-    if (x + CG_VLEN <= OUT2) STOREV(row + x, value);
+    if (STREAM || x + CG_VLEN <= OUT2) STOREV(row + x, value);
     else if (x < OUT2) STOREV_RANGE(row + x, value, 0, (int)(OUT2 - x));
 }
 
-/* One tile: mr channels (<= MR) x SW phases x NV vectors starting at j0 of each phase. The
- * taps come sorted by phase: phase q owns taps [phase_end[q-1], phase_end[q]). */
-static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELEM *group_in,
-                                                       const float *wp, ELEM *out_row,
-                                                       int64_t o0, int64_t o1, int64_t j0,
-                                                       const int mr) {
-    cg_vec acc[SW][MR][NV];
-#pragma clang loop unroll(full)
-    for (int q = 0; q < SW; q++)
-#pragma clang loop unroll(full)
-        for (int m = 0; m < mr; m++)
-#pragma clang loop unroll(full)
-            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
-#pragma clang loop unroll(full)
-    for (int q = 0; q < SW; q++)
-#pragma clang loop unroll(full)
-        for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
-            add_tap(acc[q], in, group_in, wp, o0, o1, j0, t, mr);
+/* Stores a finished tile of one row phase (SW == 1) or of two interleaved ones; rows[m] is
+ * where channel m's row goes (the output, or its mirror). */
+static inline __attribute__((always_inline)) void store_tile(ELEM *const rows[MR], int64_t j0,
+                                                             cg_vec even[MR][NV],
+                                                             cg_vec odd[MR][NV], const int mr) {
 #pragma clang loop unroll(full)
     for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) {
             const int64_t x = SW * (j0 + v * CG_VLEN);
             if (SW == 1) {
-                store_clipped(out_row + m * OUT_PLANE, x, acc[0][m][v]);
+                store_clipped(rows[m], x, even[m][v]);
             } else {
-                store_clipped(out_row + m * OUT_PLANE, x,
-                              cg_vinterleave_lo(acc[0][m][v], acc[SW - 1][m][v]));
-                store_clipped(out_row + m * OUT_PLANE, x + CG_VLEN,
-                              cg_vinterleave_hi(acc[0][m][v], acc[SW - 1][m][v]));
+                store_clipped(rows[m], x, cg_vinterleave_lo(even[m][v], odd[m][v]));
+                store_clipped(rows[m], x + CG_VLEN, cg_vinterleave_hi(even[m][v], odd[m][v]));
             }
         }
 }
 
-void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x16_ufd0c4097__avx512(const cg_kernel_params *params, void *const *buffers) {
+/* STREAM: where one output channel's run of rows stands. The mirror holds the output's bytes
+ * from `line` (line aligned); everything before `next` has been written. A run starts where
+ * a thread's items or a plane start, so its first and last lines may be shared with data
+ * another thread or another run writes: those leave by plain stores of the run's bytes only,
+ * every whole line inside by a non-temporal store. */
+typedef struct channel_run {
+    char *line, *next; /* line == NULL: no run */
+} channel_run;
+
+/* Where channel row `row` goes in the mirror (a new run starts in the row's line). */
+static inline ELEM *mirror_row(channel_run *run, char *mirror, ELEM *row) {
+    if (!run->line) {
+        run->line = (char *)((uintptr_t)row & ~(uintptr_t)63);
+        run->next = (char *)row;
+    }
+    return (ELEM *)(mirror + ((char *)row - run->line));
+}
+
+/* After a row landed in the mirror: the lines it completed leave, the last (partial) line
+ * moves to the mirror's front. */
+static inline void stream_lines(channel_run *run, char *mirror, const char *end) {
+    char *const full_end = (char *)((uintptr_t)end & ~(uintptr_t)63);
+    if (run->next >= full_end) return;
+    char *const head_end = (char *)(((uintptr_t)run->next + 63) & ~(uintptr_t)63);
+    memcpy(run->next, mirror + (run->next - run->line), (size_t)(head_end - run->next));
+    cg_stream_copy(head_end, mirror + (head_end - run->line), full_end - head_end);
+    memcpy(mirror, mirror + (full_end - run->line), 64);
+    run->line = run->next = full_end;
+}
+
+/* The end of a run: what is left of its last line, by plain stores. */
+static inline void end_run(channel_run *run, const char *mirror, const char *end) {
+    memcpy(run->next, mirror + (run->next - run->line), (size_t)(end - run->next));
+    run->line = NULL;
+}
+
+/* One tile: mr channels (<= MR) x NV vectors starting at j0 of each row phase. The taps come
+ * sorted by phase: phase q owns taps [phase_end[q-1], phase_end[q]). With LIVE_PHASES == 1
+ * the phases run one after the other in the same accumulators, the even one waiting on the
+ * stack while the odd one runs (a tile as wide as the register file allows for one phase). */
+static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELEM *group_in,
+                                                       const float *wp, ELEM *const rows[MR],
+                                                       int64_t o0, int64_t o1, int64_t j0,
+                                                       const int mr) {
+    cg_vec acc[LIVE_PHASES][MR][NV], even[MR][NV];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < SW; q++) {
+        cg_vec(*phase_acc)[NV] = acc[LIVE_PHASES == 1 ? 0 : q];
+#pragma clang loop unroll(full)
+        for (int m = 0; m < mr; m++)
+#pragma clang loop unroll(full)
+            for (int v = 0; v < NV; v++) phase_acc[m][v] = cg_vzero();
+#pragma clang loop unroll(full)
+        for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
+            add_tap(phase_acc, in, group_in, wp, o0, o1, j0, t, mr);
+        if (LIVE_PHASES == 1 && q + 1 < SW) {
+#pragma clang loop unroll(full)
+            for (int m = 0; m < mr; m++)
+#pragma clang loop unroll(full)
+                for (int v = 0; v < NV; v++) even[m][v] = phase_acc[m][v];
+        }
+    }
+    store_tile(rows, j0, LIVE_PHASES == 1 && SW == 2 ? even : acc[0], acc[LIVE_PHASES - 1], mr);
+}
+
+void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x32_ufd0c4097__avx512(const cg_kernel_params *params, void *const *buffers) {
     const ELEM *in = (const ELEM *)buffers[IN_BUF];
     ELEM *out = (ELEM *)buffers[OUT_BUF];
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
+    char mirrors[STREAM ? COUT : 1][STREAM ? MIRROR_BYTES : 64] __attribute__((aligned(64)));
+    channel_run runs[STREAM ? COUT : 1];
+    for (int co = 0; co < (STREAM ? COUT : 1); co++) runs[co].line = NULL;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t o1 = item % OUT1, o0 = (item / OUT1) % OUT0;
         const int64_t g = (item / (OUT1 * OUT0)) % GROUPS, n = item / (OUT1 * OUT0 * GROUPS);
@@ -170,25 +232,39 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x16_ufd0c4097__avx512(const cg_kernel_param
         /* the input row the output row after next reads last, in every channel of the group:
          * the hardware prefetcher does not follow CIN interleaved plane streams, and a narrow
          * group's short channel loop cannot hide a first touch (S6: 8 channels) */
-        const int64_t ahead = (o1 + 2 + MAX_OFF1) / S1, depth = o0 / S0 < IN0 ? o0 / S0 : IN0 - 1;
+        const int64_t ahead = (o1 + 4 + MAX_OFF1) / S1, depth = o0 / S0 < IN0 ? o0 / S0 : IN0 - 1;
         if (ahead < IN1)
             for (int ci = 0; ci < CIN; ci++)
                 for (int64_t i = 0; i < IN2; i += 64 / (int64_t)sizeof(ELEM))
                     __builtin_prefetch(group_in + ci * PLANE + (depth * IN1 + ahead) * IN2 + i);
         ELEM *out_rows = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2 + o1 * OUT2;
+        /* a run ends with the thread's items or its plane (the next item starts another) */
+        const int run_ends = item + 1 == params->work_end || (item + 1) % (OUT0 * OUT1) == 0;
         /* channel blocks outside, row blocks inside: the group's input rows (CIN x taps rows)
          * stay in L1/L2 while every block of output channels walks them */
         for (int b = 0; b < BLOCKS; b++) {
             const float *wp = wpack + (g * BLOCKS + b) * (int64_t)TAPS * CIN * MR;
-            ELEM *out_row = out_rows + (int64_t)b * MR * OUT_PLANE;
+            const int mr = b < BLOCKS - 1 ? MR : CO_TAIL;
+            ELEM *rows[MR];
+            for (int m = 0; m < mr; m++) {
+                const int co = b * MR + m;
+                rows[m] = out_rows + co * OUT_PLANE;
+                if (STREAM) rows[m] = mirror_row(&runs[co], mirrors[co], rows[m]);
+            }
             /* short rows unroll whole: each tile's lane ranges fold into constants */
 #pragma clang loop unroll_count(4)
             for (int64_t j0 = 0; j0 < JW; j0 += XW) {
-                if (b < BLOCKS - 1 || CO_TAIL == MR)
-                    tile(in, group_in, wp, out_row, o0, o1, j0, MR);
-                else
-                    tile(in, group_in, wp, out_row, o0, o1, j0, CO_TAIL);
+                if (mr == MR) tile(in, group_in, wp, rows, o0, o1, j0, MR);
+                else tile(in, group_in, wp, rows, o0, o1, j0, CO_TAIL);
+            }
+            if (!STREAM) continue;
+            for (int m = 0; m < mr; m++) {
+                const int co = b * MR + m;
+                const char *end = (const char *)(out_rows + co * OUT_PLANE + OUT2);
+                stream_lines(&runs[co], mirrors[co], end);
+                if (run_ends) end_run(&runs[co], mirrors[co], end);
             }
         }
     }
+    if (STREAM) cg_stream_fence();
 }
