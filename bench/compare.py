@@ -10,7 +10,10 @@ implementations, Winograd included) then convgrad (`convgrad bench` on a pack bu
 machine). Each tool reports a median over its own repetitions; the table shows the median of
 those per-round medians, GFLOP/s with FLOPs = 2*N*K*(C/G)*prod(out)*prod(filter) per
 convolution op, % of the machine's FMA peak as measured by `convgrad bench` in the same run,
-and the speed ratio convgrad/oneDNN (> 1: convgrad is faster). Writes results.md and
+the roofline's floor (the FLOPs at that peak, or the bytes that must move at the memory
+bandwidth `convgrad bench` measures: every tensor read and written once, at the copy rate,
+and the written ones at the write rate, whichever is longest) and the % of it reached, and
+the speed ratio convgrad/oneDNN (> 1: convgrad is faster). Writes results.md and
 results.json under --out. This machine is noisy: only the medians and ratios are meaningful.
 
 convgrad's pack is planned by the heuristics alone (`gen --no-tuning`). With --tuned a second
@@ -72,6 +75,7 @@ def main():
         subprocess.run(gen + ["-o", tuned_pack] + (["--db", args.db] if args.db else []),
                        check=True, stdout=subprocess.DEVNULL)
     results = {sid: {"dnnl": [], "convgrad": [], "tuned": [], "has_entry": False, "peak": [],
+                     "floor": [], "copy": [], "write": [],
                      "gflop": None, "impl": set()} for sid, _ in shapes}
     for rnd in range(args.rounds):
         for sid, problem in shapes:
@@ -87,6 +91,9 @@ def main():
                             "--json"])[0]
             r["convgrad"].append(rec["median_ms"])
             r["peak"].append(rec["peak_gflops"])
+            r["floor"].append(rec["floor_ms"])
+            r["copy"].append(rec["copy_gbps"])
+            r["write"].append(rec["write_gbps"])
             r["gflop"] = rec["gflop"]
             line = (f"round {rnd + 1}/{args.rounds} {sid}: oneDNN {ms:.3f} ms, "
                     f"convgrad {rec['median_ms']:.3f} ms")
@@ -108,7 +115,10 @@ def main():
         row = {"id": sid, "problem": problem, "gflop": r["gflop"], "convgrad_ms": c_ms,
                "convgrad_gflops": c_gf, "pct_peak": 100 * c_gf / peak,
                "onednn_ms": d_ms, "onednn_gflops": d_gf, "onednn_impl": sorted(r["impl"]),
-               "ratio": d_ms / c_ms, "peak_gflops": peak}
+               "ratio": d_ms / c_ms, "peak_gflops": peak,
+               "floor_ms": statistics.median(r["floor"]),
+               "copy_gbps": statistics.median(r["copy"]), "write_gbps": statistics.median(r["write"])}
+        row["pct_roofline"] = 100 * row["floor_ms"] / c_ms
         if args.tuned:
             t_ms = statistics.median(r["tuned"])
             t_gf = r["gflop"] / (t_ms / 1e3)
@@ -121,14 +131,17 @@ def main():
         write_tuned(args, rows, geomean, tuned_geomean)
         return
     lines = [f"convgrad ({args.tag}) vs oneDNN, f32, {args.threads} thread(s), medians of "
-             f"{args.rounds} interleaved rounds; peak {rows[0]['peak_gflops']:.0f} GFLOP/s measured",
+             f"{args.rounds} interleaved rounds; peak {rows[0]['peak_gflops']:.0f} GFLOP/s, "
+             f"memory {rows[0]['copy_gbps']:.0f} GB/s copying, {rows[0]['write_gbps']:.0f} GB/s "
+             "writing, measured",
              "",
-             "| id | convgrad ms | convgrad GFLOP/s | % peak | oneDNN ms | oneDNN GFLOP/s | "
-             "oneDNN impl | ratio |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+             "| id | convgrad ms | convgrad GFLOP/s | % peak | floor ms | % roofline | oneDNN ms | "
+             "oneDNN GFLOP/s | oneDNN impl | ratio |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
     for row in rows:
         lines.append(f"| {row['id']} | {row['convgrad_ms']:.2f} | {row['convgrad_gflops']:.0f} | "
-                     f"{row['pct_peak']:.0f}% | {row['onednn_ms']:.2f} | "
+                     f"{row['pct_peak']:.0f}% | {row['floor_ms']:.2f} | "
+                     f"{row['pct_roofline']:.0f}% | {row['onednn_ms']:.2f} | "
                      f"{row['onednn_gflops']:.0f} | {', '.join(row['onednn_impl'])} | "
                      f"{row['ratio']:.2f}x |")
     lines += ["", f"geometric mean of the ratios: {geomean:.2f}x"]

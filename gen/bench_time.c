@@ -65,14 +65,14 @@ cg_status cg_bench_tensors_workspace(cg_bench_tensors *t, size_t bytes, char msg
 }
 
 void cg_bench_tensors_free(cg_bench_tensors *t) {
-    for (int i = 0; i < CG_T_COUNT; i++) free(t->tensors[i]);
+    for (int i = 0; i < CG_T_COUNT; i++)
+        free(t->tensors[i]);
     free(t->workspace);
     memset(t, 0, sizeof *t);
 }
 
-cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads,
-                        int64_t reps, double min_ms, cg_bench_result *result,
-                        char msg[CG_MSG_MAX]) {
+cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads, int64_t reps,
+                        double min_ms, cg_bench_result *result, char msg[CG_MSG_MAX]) {
     enum { CAPACITY = 1024 };
     double *times = malloc(sizeof(double) * CAPACITY);
     if (!times) return snprintf(msg, CG_MSG_MAX, "out of memory"), CG_ERR_NOMEM;
@@ -97,6 +97,25 @@ cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int thr
     }
     free(times);
     return status;
+}
+
+double cg_bench_bytes(const cg_problem *p, int written_only) {
+    double bytes = 0;
+    for (int i = 0; i < CG_T_COUNT; i++)
+        if (cg_problem_writes(p, (cg_tensor)i) ||
+            (!written_only && cg_problem_reads(p, (cg_tensor)i)))
+            bytes += (double)cg_tensor_elems(p, (cg_tensor)i) * (double)cg_dtype_size(p->dtype);
+    return bytes;
+}
+
+double cg_bench_floor_ms(const cg_problem *p, double peak_gflops, double copy_gbps,
+                         double write_gbps) {
+    if (peak_gflops <= 0 || copy_gbps <= 0 || write_gbps <= 0) return 0;
+    double floor_ms = cg_bench_gflop(p) / peak_gflops * 1e3;
+    const double moved_ms = cg_bench_bytes(p, 0) / copy_gbps / 1e6;
+    const double written_ms = cg_bench_bytes(p, 1) / write_gbps / 1e6;
+    if (moved_ms > floor_ms) floor_ms = moved_ms;
+    return written_ms > floor_ms ? written_ms : floor_ms;
 }
 
 double cg_bench_gflop(const cg_problem *p) {

@@ -49,4 +49,14 @@ void cg_bench_fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t st
  * none). */
 double cg_bench_gflop(const cg_problem *problem);
 
+/* Bytes that must move in one run: every tensor the problem reads, once, and every tensor it
+ * writes, once (its storage dtype; no workspace); or only the written ones. */
+double cg_bench_bytes(const cg_problem *problem, int written_only);
+
+/* The roofline's time for one run in ms: the FLOPs at `peak_gflops`, all bytes at the copy
+ * bandwidth or the written bytes at the write bandwidth, whichever takes longest (0 where a
+ * measurement is missing). */
+double cg_bench_floor_ms(const cg_problem *problem, double peak_gflops, double copy_gbps,
+                         double write_gbps);
+
 #endif /* CG_BENCH_TIME_H */

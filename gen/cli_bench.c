@@ -17,9 +17,14 @@ static const char bench_help[] =
     "workspace allocation not): warm-up, then repeated runs until both --reps (default 10)\n"
     "and --min-ms (default 300) are reached. Reports the median, min and max ms and GFLOP/s\n"
     "with FLOPs = 2*N*K*(C/G)*prod(out)*prod(filter) per convolution op (db is not counted),\n"
-    "and %% of this machine's FMA peak measured in the same run ($CONVGRAD_PEAK_GFLOPS\n"
-    "overrides it). --json prints one JSON object per problem, with \"tuned\": whether the\n"
-    "plan came from the tuning database (convgrad tune).\n"
+    "and % of this machine's FMA peak measured in the same run ($CONVGRAD_PEAK_GFLOPS\n"
+    "overrides it). CPU: floor_ms is the roofline's time, the longest of the FLOPs at that\n"
+    "peak, the bytes that must move (each tensor read or written once) at the memory's copy\n"
+    "rate and the written bytes at its write rate, both measured in the same run with\n"
+    "non-temporal stores ($CONVGRAD_STREAM_GBPS=COPY[,WRITE] overrides them); %roof is\n"
+    "floor_ms / median. --json prints one JSON object per problem, with \"tuned\": whether\n"
+    "the plan came from the tuning database (convgrad tune), bytes, copy_gbps, write_gbps and\n"
+    "floor_ms.\n"
     "Without --pack the kernels come from the cache, planned with the tuning database's entry\n"
     "for the problem when there is one (--db FILE names the database; --no-tuning: heuristics).\n";
 
@@ -98,9 +103,10 @@ int cg_cmd_bench(int argc, char **argv) {
     }
     int thread_count = threads > 0 ? (int)threads : cg_target_host().threads;
     double peak = 0;
+    cg_stream_bandwidth bandwidth = {0, 0};
     if (!json)
-        printf("%-10s %-28s %-8s %7s %10s %10s %8s %7s %6s\n", "problem", "op", "isa",
-               "threads", "median_ms", "GFLOP/s", "%peak", "runs", "tuned");
+        printf("%-10s %-28s %-8s %7s %10s %10s %8s %7s %6s %9s %6s\n", "problem", "op", "isa",
+               "threads", "median_ms", "GFLOP/s", "%peak", "runs", "tuned", "floor_ms", "%roof");
     for (int i = 0; i < count && status == CG_OK; i++) {
         cgrt_pack *pack = NULL;
         cgrt_executable *exe = NULL;
@@ -113,7 +119,12 @@ int cg_cmd_bench(int argc, char **argv) {
             double gflop = cg_bench_gflop(p);
             double gflops = gflop / (r.median_ms / 1e3);
             cg_isa used = cgrt_executable_isa(exe);
-            if (peak == 0 && target == CGRT_TARGET_CPU) peak = cg_measure_peak_gflops(used, thread_count);
+            if (peak == 0 && target == CGRT_TARGET_CPU) {
+                peak = cg_measure_peak_gflops(used, thread_count);
+                bandwidth = cg_measure_stream(used, thread_count, cg_target_host().l3_bytes);
+            }
+            const double floor_ms =
+                cg_bench_floor_ms(p, peak, bandwidth.copy_gbps, bandwidth.write_gbps);
             char canonical[CG_PROBLEM_STR_MAX], ops[64] = "";
             cg_problem_format(p, canonical);
             int tuned = target == CGRT_TARGET_CPU && cg_cli_pack_tuned(where, canonical, used);
@@ -124,14 +135,16 @@ int cg_cmd_bench(int argc, char **argv) {
                 printf("{\"problem\": \"%s\", \"name\": \"%s\", \"op\": \"%s\", \"target\": \"%s\", "
                        "\"isa\": \"%s\", \"threads\": %d, \"gflop\": %.6f, \"median_ms\": %.4f, "
                        "\"min_ms\": %.4f, \"max_ms\": %.4f, \"runs\": %d, \"gflops\": %.2f, "
-                       "\"peak_gflops\": %.1f, \"tuned\": %s}\n",
+                       "\"peak_gflops\": %.1f, \"bytes\": %.0f, \"copy_gbps\": %.4g, "
+                       "\"write_gbps\": %.4g, \"floor_ms\": %.4f, \"tuned\": %s}\n",
                        canonical, p->name, ops, target_text, cg_isa_name(used), thread_count, gflop,
-                       r.median_ms, r.min_ms, r.max_ms, r.runs, gflops, peak,
-                       tuned ? "true" : "false");
+                       r.median_ms, r.min_ms, r.max_ms, r.runs, gflops, peak, cg_bench_bytes(p, 0),
+                       bandwidth.copy_gbps, bandwidth.write_gbps, floor_ms, tuned ? "true" : "false");
             else
-                printf("%-10.10s %-28s %-8s %7d %10.3f %10.1f %7.1f%% %7d %6s\n", p->name, ops,
-                       cg_isa_name(used), thread_count, r.median_ms, gflops,
-                       peak > 0 ? 100.0 * gflops / peak : 0.0, r.runs, tuned ? "yes" : "no");
+                printf("%-10.10s %-28s %-8s %7d %10.3f %10.1f %7.1f%% %7d %6s %9.3f %5.0f%%\n",
+                       p->name, ops, cg_isa_name(used), thread_count, r.median_ms, gflops,
+                       peak > 0 ? 100.0 * gflops / peak : 0.0, r.runs, tuned ? "yes" : "no",
+                       floor_ms, floor_ms > 0 ? 100.0 * floor_ms / r.median_ms : 0.0);
             fflush(stdout);
         }
         cgrt_executable_destroy(exe);

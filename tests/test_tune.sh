@@ -118,6 +118,25 @@ assert entry["overrides"] == {"mr": 3, "splits": 2}, entry
 EOF
 "$CG" bench "$T/tiny.json" --pack "$T/pack" --isa "$ISA" --reps 2 --min-ms 0 --json >"$T/bench" 2>&1
 check "bench --pack --json says \"tuned\": true" grep -q '"tuned": true' "$T/bench"
+# the roofline's floor: the FLOPs at the peak, all bytes at the copy rate, the written bytes at
+# the write rate, whichever is longest (peak and bandwidths pinned by their overrides; tiny's
+# x 2x16x8x8 and dy 2x32x8x8 read, dw 32x16x3x3 and db 32 written, f32: 43136 bytes, 18560
+# written, 2*2*32*16*64*9 FLOPs)
+for rates in 1e6:0.004,0.001 1e6:0.004,1 0.001:1,1; do
+    CONVGRAD_PEAK_GFLOPS=${rates%%:*} CONVGRAD_STREAM_GBPS=${rates#*:} "$CG" bench "$T/tiny.json" \
+        --pack "$T/pack" --isa "$ISA" --reps 1 --min-ms 0 --json >"$T/roof" 2>&1
+    check "bench --json: floor_ms at peak:copy,write $rates" "$PY" - "$T/roof" "$rates" <<'EOF'
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+peak, rest = sys.argv[2].split(":")
+copy, write = map(float, rest.split(","))
+assert r["bytes"] == 43136, r
+want = max(2 * 2 * 32 * 16 * 64 * 9 / 1e9 / float(peak) * 1e3, 43136 / copy / 1e6,
+           18560 / write / 1e6)
+assert abs(r["floor_ms"] - want) <= 1e-3 * want, (r["floor_ms"], want)
+assert (r["copy_gbps"], r["write_gbps"]) == (copy, write), r
+EOF
+done
 sed -i 's/"mr":[[:space:]]*3/"mr": 4/' "$T/pack/tuning.json"
 "$CG" bench "$T/tiny.json" --pack "$T/pack" --reps 1 --min-ms 0 >"$T/out" 2>"$T/err"
 rc=$?
