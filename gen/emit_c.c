@@ -604,6 +604,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
         cg_values_int(v, "STREAM", s->stream);
+        cg_values_int(v, "TAIL_LANES", s->tail_lanes);
+        cg_values_int(v, "ITEM_BLOCKS", s->item_blocks > 0 ? s->item_blocks : 1);
         set_triple(v, "S", s->stride);
         return "cpu/planar_1x1.c.in";
     case CG_STEP_PLANAR_DEPTHWISE:

@@ -114,6 +114,9 @@ typedef struct cg_step {
     int mr, nv, vlen;
     int live_phases; /* PLANAR_CONV: row phases whose accumulators are live at once (the
                         row's SW, or 1: the phases take the tile's registers in turn) */
+    int tail_lanes;  /* PLANAR_1X1 staged dx: the last tile's pixels (under one vector) are
+                        computed with the lanes along the channels instead */
+    int64_t item_blocks; /* PLANAR_1X1 staged dx: channel blocks of MR per work item */
 
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */

@@ -245,6 +245,11 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_view(b, obj, s->kind == CG_STEP_TO_CL ? "dst" : "src",
                  s->kind == CG_STEP_TO_CL ? &s->dst : &s->src);
         break;
+    case CG_STEP_PLANAR_1X1:
+        put_bool(b, obj, "stream", s->stream);
+        put_bool(b, obj, "tail_lanes", s->tail_lanes);
+        if (s->stream) put_int(b, obj, "item_blocks", s->item_blocks);
+        break;
     case CG_STEP_PLANAR_CONV:
         put_int(b, obj, "live_phases", s->live_phases);
         put_bool(b, obj, "stream", s->stream);

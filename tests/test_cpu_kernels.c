@@ -257,7 +257,8 @@ static void test_winograd_overrides(void **state) {
  * phases read reordered (channels multiples of 16, f32 and f16, rows with a tail block and
  * rows shorter than a block), and strided 1x1 dx written as whole staged planes (stride 2
  * both ways with a ragged channel block and a plane that is not a whole number of tiles, f16,
- * and stride 2 across rows only). */
+ * and stride 2 across rows only), also with the last tile's pixels taken with the lanes along
+ * the channels (4 pixels and a ragged last channel vector; 16 pixels, two groups). */
 static void test_streaming_reorders(void **state) {
     (void)state;
     static const char config[] =
@@ -272,7 +273,12 @@ static void test_streaming_reorders(void **state) {
         "{\"name\":\"p2\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":7,\"k\":9,\"input\":[16,16],\"filter\":[1,1],\"stride\":[2,2]},"
         "{\"name\":\"p3\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
-        "\"n\":2,\"c\":6,\"k\":10,\"input\":[12,32],\"filter\":[1,1],\"stride\":[2,1]}]}";
+        "\"n\":2,\"c\":6,\"k\":10,\"input\":[12,32],\"filter\":[1,1],\"stride\":[2,1]},"
+        "{\"name\":\"t1\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":40,\"k\":24,\"input\":[28,28],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"t2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":32,\"k\":16,\"groups\":2,\"input\":[26,32],\"filter\":[1,1],"
+        "\"stride\":[2,2]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
@@ -281,7 +287,13 @@ static void test_streaming_reorders(void **state) {
     snprintf(grep, sizeof grep, "grep -q 'define STREAM 1' %s/src/*tocl*__avx512.c", dir);
     assert_int_equal(system(grep), 0);
     snprintf(grep, sizeof grep,
-             "test $(grep -l 'define STREAM 1' %s/src/*gbwdd*.c | wc -l) -eq 9", dir);
+             "test $(grep -l 'define STREAM 1' %s/src/*gbwdd*.c | wc -l) -eq 15", dir);
+    assert_int_equal(system(grep), 0);
+    /* t1 and t2 take their last tile's pixels with the lanes along the channels */
+    snprintf(grep, sizeof grep,
+             "test $(grep -l 'define TAIL_LANES 1' %s/src/*gbwdd*__avx512.c | "
+             "xargs grep -l 'define COUT 40\\|define GROUPS 2' | wc -l) -eq 2",
+             dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "streaming");
     free(problems);

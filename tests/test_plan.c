@@ -812,6 +812,39 @@ static void test_planar_1x1(void **state) {
     cg_plan *plan = plan_for(&padded, &base_target);
     assert_int_equal(count_kind(plan, CG_STEP_PLANAR_1X1), 0);
     free(plan);
+    /* S1 (staged: dx over the L3; 196 pixels): the last tile's 4 pixels by channel lanes, a
+     * tile of 8 channels x 3 vectors (4 tiles of 48 pixels and the 4), items of 2 blocks = 16
+     * channels, weights packed 16 wide; in f16 (dy not broadcast as f32) the 6 x 4 tile and
+     * its short last one stay; a forced MR keeps its tile, in items of 48 channels */
+    static const struct {
+        const char *problem;
+        int forced, tail_lanes, mr, nv;
+        int64_t item_blocks, work_items, pack_nr;
+    } tails[] = {
+        {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2,
+         64 * 16, 16},
+        {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 0, 6, 4, 1,
+         64 * 43, 6},
+        {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 6, 4, 8,
+         64 * 6, 48},
+    };
+    for (size_t c = 0; c < sizeof tails / sizeof tails[0]; c++) {
+        cg_problem raw = parse(tails[c].problem);
+        cg_target target = base_target;
+        if (tails[c].forced) target.force_mr = 6;
+        cg_plan *tail_plan = plan_for(&raw, &target);
+        const cg_step *gemm = find_kind(tail_plan, CG_STEP_PLANAR_1X1);
+        const cg_step *pack = find_kind(tail_plan, CG_STEP_PACK_W);
+        assert_non_null(gemm);
+        assert_true(gemm->stream);
+        assert_int_equal(gemm->tail_lanes, tails[c].tail_lanes);
+        assert_int_equal(gemm->mr, tails[c].mr);
+        assert_int_equal(gemm->nv, tails[c].nv);
+        assert_int_equal(gemm->item_blocks, tails[c].item_blocks);
+        assert_int_equal(gemm->work_items, tails[c].work_items);
+        assert_int_equal(pack->nv, tails[c].pack_nr);
+        free(tail_plan);
+    }
 }
 
 /* Dense and grouped NCHW dw: rows of at most 512 pixels run the channels-last kernel with x
