@@ -139,7 +139,8 @@ int cg_cmd_bench(int argc, char **argv) {
                        "\"write_gbps\": %.4g, \"floor_ms\": %.4f, \"tuned\": %s}\n",
                        canonical, p->name, ops, target_text, cg_isa_name(used), thread_count, gflop,
                        r.median_ms, r.min_ms, r.max_ms, r.runs, gflops, peak, cg_bench_bytes(p, 0),
-                       bandwidth.copy_gbps, bandwidth.write_gbps, floor_ms, tuned ? "true" : "false");
+                       bandwidth.copy_gbps, bandwidth.write_gbps, floor_ms,
+                       tuned ? "true" : "false");
             else
                 printf("%-10.10s %-28s %-8s %7d %10.3f %10.1f %7.1f%% %7d %6s %9.3f %5.0f%%\n",
                        p->name, ops, cg_isa_name(used), thread_count, r.median_ms, gflops,

@@ -213,7 +213,8 @@ static int planar_conv_streams(const cg_plan *plan, const cg_step *step,
                               cg_prod(step->dst.logical, 3) * esize;
     const int64_t phases = step->stride[2], xw = step->nv * budget->vlen;
     const int64_t per_phase = cg_ceil_div(step->count[2], phases);
-    const int64_t mirror = cg_ceil_div(128 + phases * cg_ceil_div(per_phase, xw) * xw * esize, 64) * 64;
+    const int64_t row_bytes = phases * cg_ceil_div(per_phase, xw) * xw * esize;
+    const int64_t mirror = cg_ceil_div(128 + row_bytes, 64) * 64;
     return out_bytes > plan->target.l3_bytes && step->cout_g * mirror <= plan->target.l1_bytes / 2;
 }
 
