@@ -65,14 +65,14 @@ cg_status cg_bench_tensors_workspace(cg_bench_tensors *t, size_t bytes, char msg
 }
 
 void cg_bench_tensors_free(cg_bench_tensors *t) {
-    for (int i = 0; i < CG_T_COUNT; i++)
-        free(t->tensors[i]);
+    for (int i = 0; i < CG_T_COUNT; i++) free(t->tensors[i]);
     free(t->workspace);
     memset(t, 0, sizeof *t);
 }
 
-cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads, int64_t reps,
-                        double min_ms, cg_bench_result *result, char msg[CG_MSG_MAX]) {
+cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads,
+                        int64_t reps, double min_ms, cg_bench_result *result,
+                        char msg[CG_MSG_MAX]) {
     enum { CAPACITY = 1024 };
     double *times = malloc(sizeof(double) * CAPACITY);
     if (!times) return snprintf(msg, CG_MSG_MAX, "out of memory"), CG_ERR_NOMEM;

@@ -15,14 +15,11 @@
 __attribute__((target("avx512f"))) static double fma_loop_avx512(long iterations, float *sink) {
     __m512 acc[24];
     __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(1e-6f);
-    for (int i = 0; i < 24; i++)
-        acc[i] = _mm512_set1_ps((float)i);
+    for (int i = 0; i < 24; i++) acc[i] = _mm512_set1_ps((float)i);
     for (long it = 0; it < iterations; it++)
-        for (int i = 0; i < 24; i++)
-            acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+        for (int i = 0; i < 24; i++) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
     __m512 sum = acc[0];
-    for (int i = 1; i < 24; i++)
-        sum = _mm512_add_ps(sum, acc[i]);
+    for (int i = 1; i < 24; i++) sum = _mm512_add_ps(sum, acc[i]);
     *sink = _mm512_reduce_add_ps(sum);
     return (double)iterations * 24 * 16 * 2;
 }
@@ -30,15 +27,12 @@ __attribute__((target("avx512f"))) static double fma_loop_avx512(long iterations
 __attribute__((target("avx2,fma"))) static double fma_loop_avx2(long iterations, float *sink) {
     __m256 acc[12];
     __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(1e-6f);
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm256_set1_ps((float)i);
+    for (int i = 0; i < 12; i++) acc[i] = _mm256_set1_ps((float)i);
     for (long it = 0; it < iterations; it++)
-        for (int i = 0; i < 12; i++)
-            acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+        for (int i = 0; i < 12; i++) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
     float lanes[8];
     __m256 sum = acc[0];
-    for (int i = 1; i < 12; i++)
-        sum = _mm256_add_ps(sum, acc[i]);
+    for (int i = 1; i < 12; i++) sum = _mm256_add_ps(sum, acc[i]);
     _mm256_storeu_ps(lanes, sum);
     *sink = lanes[0];
     return (double)iterations * 12 * 8 * 2;

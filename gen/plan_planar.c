@@ -314,7 +314,6 @@ static int64_t last_tile_pixels(int64_t pixels, int nv, int vlen) {
  * only (broadcast from its planes). */
 static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                               int64_t pixels) {
-    step->item_blocks = 1;
     if (plan->problem.dtype != CG_F32 || step->nv < 2 || step->cout_g < budget->vlen ||
         pixels <= (int64_t)step->nv * budget->vlen ||
         last_tile_pixels(pixels, step->nv, budget->vlen) > budget->vlen)
