@@ -400,6 +400,58 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     return "cpu/wino_conv.c.in";
 }
 
+/* The Winograd dw steps (plan_winograd_dw.c): both tensors' strides, dw's, the transform
+ * matrices: BT for x, A = AT^T for dy, G^T for the output. */
+static const char *fill_winograd_dw(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
+    const cg_problem *p = &plan->problem;
+    const double *bt, *g, *at;
+    if (cg_winograd_matrices(s->wino_m, &bt, &g, &at) != 0) return NULL;
+    const int m = s->wino_m, alpha = m + 2;
+    double a[6 * 4], gt[3 * 6];
+    for (int i = 0; i < alpha; i++) {
+        for (int j = 0; j < m; j++) a[i * m + j] = at[j * alpha + i];
+        for (int u = 0; u < 3; u++) gt[u * alpha + i] = g[i * 3 + u];
+    }
+    cg_values_int(v, "STAGE", s->kind == CG_STEP_WINO_DW ? 1 : 2);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "TILE", m);
+    cg_values_int(v, "CBLOCK", s->cin_pad);
+    cg_values_int(v, "NV", s->nv);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "SPLITS", s->splits);
+    cg_values_int(v, "CHUNK", s->wino_chunk);
+    cg_values_int(v, "SEG", s->wino_block[1]);
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "IN_H", s->src.logical[1]);
+    cg_values_int(v, "IN_W", s->src.logical[2]);
+    cg_values_int(v, "OUT_H", s->src2.logical[1]);
+    cg_values_int(v, "OUT_W", s->src2.logical[2]);
+    cg_values_int(v, "PAD_H", s->pad_lo[1]);
+    cg_values_int(v, "PAD_W", s->pad_lo[2]);
+    cg_values_int(v, "TILES_H", s->wino_tiles[0]);
+    cg_values_int(v, "TILES_W", s->wino_tiles[1]);
+    cg_values_int(v, "WITH_BIAS", s->with_bias);
+    cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+    cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
+    cg_values_int(v, "SCRATCH_BYTES", s->scratch_bytes);
+    set_tensor_strides(v, "X", p, CG_T_X);
+    set_tensor_strides(v, "DY", p, CG_T_DY);
+    cg_weight_strides w = cg_weight_strides_of(p, s, 9);
+    cg_values_int(v, "CO_STRIDE", w.cout);
+    cg_values_int(v, "CI_STRIDE", w.cin);
+    cg_values_int(v, "F_STRIDE", w.tap);
+    cg_values_int(v, "LOAD_MODE", p->channels_last ? 1 : 0);
+    cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
+    set_planar_storage(v, p->dtype, 0);
+    set_doubles(v, "BT", bt, alpha * alpha);
+    set_doubles(v, "A", a, alpha * m);
+    set_doubles(v, "GT", gt, 3 * alpha);
+    return "cpu/wino_dw.c.in";
+}
+
 /* What every split reduction kernel and its reduce share: the split count, the partial
  * buffers in the workspace, and whether db rides along. */
 static void set_split_partials(cg_template_values *v, const cg_step *s) {
@@ -561,6 +613,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_WINO_IN:
     case CG_STEP_WINO_GEMM:
     case CG_STEP_WINO_OUT: return fill_winograd(plan, s, v);
+    case CG_STEP_WINO_DW:
+    case CG_STEP_WINO_DW_OUT: return fill_winograd_dw(plan, s, v);
     case CG_STEP_PLANAR_CONV:
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);

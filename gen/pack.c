@@ -365,8 +365,9 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
                                     {"cpu/cg_isa_shared.h", "cg_isa_shared.h"},
                                     {"cpu/cg_isa_avx512.h", "cg_isa_avx512.h"},
                                     {"cpu/cg_isa_avx2.h", "cg_isa_avx2.h"},
-                                    {"cpu/cg_isa_generic.h", "cg_isa_generic.h"}};
-        for (int i = 0; i < 5 && status == CG_OK; i++)
+                                    {"cpu/cg_isa_generic.h", "cg_isa_generic.h"},
+                                    {"cpu/cg_wino.h", "cg_wino.h"}};
+        for (int i = 0; i < 6 && status == CG_OK; i++)
             status = copy_template_file(dir, headers[i][0], headers[i][1], msg);
         if (status == CG_OK) status = copy_abi_header(dir, msg);
     }

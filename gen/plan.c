@@ -46,7 +46,8 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "dw_partial", "dw_depthwise_partial", "db_partial", "reduce", "from_cl",
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
     "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
-    "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx", "depthwise_flat_dw"};
+    "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx", "depthwise_flat_dw",
+    "wino_dw", "wino_dw_out"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -238,6 +239,14 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         if (status == CG_OK) cg_plan_close_regions(plan);
         return status;
     }
+    /* 2-D 3x3 stride-1 dw (and db) alone with enough channels: Winograd too
+     * (plan_winograd_dw.c). */
+    int wino_dw = cg_winograd_dw_tile(plan, &dims);
+    if (wino_dw) {
+        status = cg_plan_winograd_dw(plan, &dims, wino_dw, msg);
+        if (status == CG_OK) cg_plan_close_regions(plan);
+        return status;
+    }
     /* A dense 1x1 stride-1 dx alone on small f32 channels-first planes: one GEMM with the
      * lanes along the channels (plan_dx_1x1.c). */
     if (cg_dx_1x1_applies(plan, &dims)) {
@@ -343,14 +352,16 @@ int cg_step_region(cg_step_kind kind) {
     case CG_STEP_PLANAR_CONV:
     case CG_STEP_PLANAR_PHASES:
     case CG_STEP_WINO_CONV:
-    case CG_STEP_WINO_GEMM: return 2;
+    case CG_STEP_WINO_GEMM:
+    case CG_STEP_WINO_DW: return 2;
     case CG_STEP_TO_CL:
     case CG_STEP_PACK_W:
     case CG_STEP_WINO_WEIGHTS:
     case CG_STEP_WINO_IN: return 1;
     case CG_STEP_REDUCE:
     case CG_STEP_FROM_CL:
-    case CG_STEP_WINO_OUT: return 3;
+    case CG_STEP_WINO_OUT:
+    case CG_STEP_WINO_DW_OUT: return 3;
     default: return 2;
     }
 }

@@ -59,6 +59,9 @@ typedef enum cg_step_kind {
                                     (tap offsets a*W + b, column masks), an item a plane */
     CG_STEP_DEPTHWISE_FLAT_DW,   /* depthwise stride-1 2-D dw (and db) the same way, an item a
                                     block of channels (row_block of them) over the batch */
+    CG_STEP_WINO_DW,     /* Winograd dw (and db) products of 2-D 3x3 stride 1: blocks of M[xi][c][k]
+                          * per (split, input channel block, output channel block) */
+    CG_STEP_WINO_DW_OUT, /* Winograd dw: the splits' M summed and transformed into dw (and db) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -172,7 +175,12 @@ typedef struct cg_step {
     int wino_stage;              /* 0: fused WINO_CONV; 1, 2, 3: WINO_IN, WINO_GEMM, WINO_OUT */
     int64_t wino_v_offset;       /* staged: workspace bytes of V[xi][all tiles][cin_pad] */
     int64_t wino_m_offset;       /* staged: workspace bytes of M[xi][all tiles][cout_pad] */
-    int64_t wino_chunk;          /* WINO_GEMM: tiles per work item (a multiple of mr) */
+    int64_t wino_chunk;          /* WINO_GEMM: tiles per work item (a multiple of mr);
+                                  * WINO_DW: tiles transformed per pass into the scratch */
+    /* WINO_DW (plan_winograd_dw.c): src x, src2 dy; cin_pad input channels per item block,
+     * nv vectors of output channels per item block, mr input channels per register tile;
+     * splits of the tiles, partial_offset: their blocks of M [split][cblock][kblock][xi]
+     * [cin_pad][nv * vlen]; bias_offset: db partials [split][kblock][nv * vlen]. */
     int64_t cin_pad;             /* cin rounded up to whole vectors */
     int64_t scratch_bytes;       /* stack scratch of one kernel call */
 

@@ -84,6 +84,9 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg);
+/* plan_winograd_dw.c: the same for a 2-D 3x3 stride-1 dw (and db) alone; and its steps. */
+int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims);
+cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *msg);
 
 /* PACK_W: output-channel blocks per work item and the items (plan_conv.c). */
 int64_t cg_pack_blocks_per_item(const cg_step *pack);

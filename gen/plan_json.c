@@ -288,6 +288,18 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_reduction(b, obj, s);
         break;
+    case CG_STEP_WINO_DW:
+    case CG_STEP_WINO_DW_OUT:
+        put_view(b, obj, "src", &s->src);
+        put_view(b, obj, "src2", &s->src2);
+        put_reduction(b, obj, s);
+        put_int(b, obj, "wino_m", s->wino_m);
+        put_ints(b, obj, "wino_tiles", s->wino_tiles, 2);
+        put_int(b, obj, "wino_chunk", s->wino_chunk);
+        put_int(b, obj, "band_tiles", s->wino_block[1]);
+        put_int(b, obj, "cin_block", s->cin_pad);
+        put_int(b, obj, "scratch_bytes", s->scratch_bytes);
+        break;
     case CG_STEP_WINO_IN:
     case CG_STEP_WINO_GEMM:
     case CG_STEP_WINO_OUT:

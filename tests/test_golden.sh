@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Golden files for emitted sources: the kernels of three representative plans (a planar
-# stride-2 grouped dx, stride phases + zero fill + reorders in bf16 NHWC, a split dw+db in f16)
+# Golden files for emitted sources: the kernels of four representative plans (a planar
+# stride-2 grouped dx, stride phases + zero fill + reorders in bf16 NHWC, a split dw+db in f16,
+# a Winograd dw+db)
 # for AVX-512 and the portable C ISA, and their GLSL shaders, as generated from
 # tests/golden/problems.json. A template or emitter change shows up here as a diff to review;
 # `make golden` (this script with --update) rewrites tests/golden/src after the review.
@@ -17,7 +18,7 @@ mkdir -p "$tmp/got"
 cp "$tmp"/cpu/src/cg_*.c "$tmp"/vk/src/*.comp "$tmp/got/"
 count=$(ls "$tmp/got" | wc -l)
 if [ "$count" -lt 10 ]; then
-    echo "golden: only $count generated sources; expected the kernels of 3 problems" >&2
+    echo "golden: only $count generated sources; expected the kernels of 4 problems" >&2
     exit 1
 fi
 if [ "$update" = 1 ]; then

@@ -977,17 +977,20 @@ static void test_dx_1x1_gemm(void **state) {
     }
 }
 
+/* The x-turning dw kernel where Winograd is off (S4 itself runs Winograd dw by default). */
 static void test_x_turned_dw(void **state) {
     (void)state;
+    cg_target direct = base_target;
+    direct.force_winograd = -1;
     cg_problem s4 = parse("bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1");
-    cg_plan *plan = plan_for(&s4, &base_target);
+    cg_plan *plan = plan_for(&s4, &direct);
     const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
     assert_non_null(part);
     assert_true(part->x_turned && part->x_planar && part->dy_planar);
     assert_int_equal(part->mr, 8); /* 9 fit beside 3 x vectors; 64 = 8 x 8 */
     assert_int_equal(part->work_items, part->splits);
     free(plan);
-    cg_target forced = base_target;
+    cg_target forced = direct;
     forced.force_mr = 6;
     plan = plan_for(&s4, &forced);
     assert_false(find_kind(plan, CG_STEP_DW_PARTIAL)->x_turned);
@@ -1001,7 +1004,7 @@ static void test_x_turned_dw(void **state) {
     };
     for (size_t c = 0; c < sizeof regular / sizeof regular[0]; c++) {
         cg_problem raw = parse(regular[c]);
-        plan = plan_for(&raw, &base_target);
+        plan = plan_for(&raw, &direct);
         const cg_step *s = find_kind(plan, CG_STEP_DW_PARTIAL);
         if (s) assert_false(s->x_turned);
         free(plan);
@@ -1234,6 +1237,7 @@ static void test_split_factors(void **state) {
         cg_problem p = parse(sc->problem);
         cg_target t = base_target;
         t.threads = sc->threads;
+        t.force_winograd = -1; /* the direct kernels' splits (Winograd dw: test_winograd_dw) */
         cg_plan *plan = plan_for(&p, &t);
         if (plan->dw_splits != sc->splits)
             fail_msg("%s (%d threads): %lld splits, expected %lld", sc->problem, sc->threads,
@@ -1256,6 +1260,7 @@ static void test_split_factors(void **state) {
     }
     /* Overrides: forced splits win, but never beyond the rows. */
     cg_target t = base_target;
+    t.force_winograd = -1;
     t.force_splits = 3;
     cg_problem p = parse(split_cases[0].problem);
     cg_plan *plan = plan_for(&p, &t);
@@ -1329,6 +1334,120 @@ static const struct wino_case {
     {"bwdd-bwdw_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512,
      1, 0, 0},
 };
+
+/* ---- Winograd dw (plan_winograd_dw.c) ----------------------------------------------------- */
+
+/* When the planner takes Winograd for dw, with which tile, and its blocks. */
+static const struct wino_dw_case {
+    const char *problem;
+    cg_isa isa;
+    int force; /* target.force_winograd */
+    int m;     /* 0: the direct dw kernels */
+    int64_t cblock, splits;
+} wino_dw_cases[] = {
+    /* S4: 16 input channels in one block, 64 output channels in one, 8 splits of the 51984
+     * tiles for 4 items per thread */
+    {"bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 16, 8},
+    /* ResNet-50's 3x3 dw layers: blocks of 32 input channels; 512 x 512 channels make 128
+     * blocks, no split */
+    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 4},
+    {"bwdw_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1},
+    /* any layout, storage type and ISA; channel counts off the vector width (20 -> one block of
+     * 32 on AVX-512, 24 on AVX2), asymmetric padding */
+    {"bwdw_f16_nhwc_g1mb2ic20oc37_i11x7_o10x7_f3x3_s1x1_d1x1_pl0x2_ph1x0", CG_ISA_AVX512, 0, 4, 32, 1},
+    {"bwdw-bwdb_bf16_nchw_g1mb2ic20oc37_i11x7_o10x7_f3x3_s1x1_d1x1_pl0x2_ph1x0", CG_ISA_AVX2, 0, 4, 24, 1},
+    {"bwdw_f32_nchw_g1mb2ic70oc33_i13x10_o13x10_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4, 0, 0},
+    /* the overrides: F(2), on below the channel threshold, off */
+    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2, 32, 0},
+    {"bwdw_f32_nchw_g1mb2ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 16, 0},
+    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0, 0, 0},
+    /* below 16 channels either way, strided, dilated, not 3x3, grouped, 1-D, 3-D, with dx in
+     * the same problem, db alone, on Vulkan: the direct kernels */
+    {"bwdw_f32_nchw_g1mb2ic8oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc8_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o26x26_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdw_f32_nchw_g2mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdw_f32_ncw_g1mb2ic64oc64_i28_o28_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdw_f32_ncdhw_g1mb2ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdd-bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdb_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0, 0, 0},
+};
+
+static void test_winograd_dw(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof wino_dw_cases / sizeof wino_dw_cases[0]; c++) {
+        const struct wino_dw_case *wc = &wino_dw_cases[c];
+        cg_problem p = parse(wc->problem);
+        cg_target t = base_target;
+        t.isa = wc->isa;
+        t.force_winograd = wc->force;
+        cg_plan *plan = plan_for(&p, &t);
+        if (plan->winograd != wc->m)
+            fail_msg("%s on %s (force %d): winograd %d, expected %d", wc->problem,
+                     cg_isa_name(wc->isa), wc->force, plan->winograd, wc->m);
+        const cg_step *prod = find_kind(plan, CG_STEP_WINO_DW), *out = find_kind(plan, CG_STEP_WINO_DW_OUT);
+        if (!wc->m) {
+            assert_null(prod);
+            assert_null(out);
+            free(plan);
+            continue;
+        }
+        /* two steps in regions 2 and 3, nothing else: x and dy read where they are */
+        assert_int_equal(plan->step_count, 2);
+        assert_ptr_equal(prod, &plan->steps[0]);
+        assert_ptr_equal(out, &plan->steps[1]);
+        assert_false(prod->concurrent); /* its own region (2), the output step in region 3 */
+        assert_false(out->concurrent);
+        assert_int_equal(prod->wino_m, wc->m);
+        assert_int_equal(prod->src.buffer, CG_T_X);
+        assert_int_equal(prod->src2.buffer, CG_T_DY);
+        assert_int_equal(prod->with_bias, !!(p.ops & CG_OP_BWD_BIAS));
+        assert_true(!prod->with_bias || prod->bias_offset > prod->partial_offset);
+        if (wc->cblock) assert_int_equal(prod->cin_pad, wc->cblock);
+        if (wc->splits) assert_int_equal(prod->splits, wc->splits);
+        assert_true(prod->cin_pad % prod->vlen == 0 && prod->cin_pad <= 64);
+        /* items: splits x input channel blocks x output channel blocks; the output step an
+         * input channel each */
+        const int64_t kb = (int64_t)prod->nv * prod->vlen;
+        const int64_t blocks = (p.c + prod->cin_pad - 1) / prod->cin_pad * ((p.k + kb - 1) / kb);
+        assert_int_equal(prod->work_items, prod->splits * blocks);
+        assert_int_equal(out->work_items, p.c);
+        assert_int_equal(out->splits, prod->splits);
+        assert_int_equal(plan->dw_splits, prod->splits);
+        /* every split has a chunk of tiles at least; each item's scratch within 512 KiB and half
+         * the L2; bands of at most 8 tiles */
+        const int64_t tiles = p.n * prod->wino_tiles[0] * prod->wino_tiles[1];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(prod->wino_tiles[i], (p.out[i] + wc->m - 1) / wc->m);
+        assert_true(prod->wino_chunk >= 1 && prod->wino_chunk <= 32 && prod->wino_chunk <= tiles);
+        assert_true(prod->splits == 1 || prod->splits * prod->wino_chunk <= tiles);
+        assert_true(prod->wino_block[1] >= 1 && prod->wino_block[1] <= 8 &&
+                    prod->wino_block[1] <= prod->wino_chunk);
+        assert_true(prod->scratch_bytes > 0 && prod->scratch_bytes <= t.l2_bytes / 2);
+        assert_int_equal(out->scratch_bytes, 0);
+        /* the blocks of M of every item, then the db partials */
+        const int64_t a2 = (wc->m + 2) * (wc->m + 2);
+        assert_true(plan->workspace_bytes >=
+                    prod->partial_offset + prod->work_items * a2 * prod->cin_pad * kb * 4);
+        free(plan);
+    }
+    /* S4 with 16 threads: 64 splits of its one block, 4 items per thread */
+    cg_problem s4 = parse(wino_dw_cases[0].problem);
+    cg_target t = base_target;
+    t.threads = 16;
+    cg_plan *plan = plan_for(&s4, &t);
+    assert_int_equal(find_kind(plan, CG_STEP_WINO_DW)->splits, 64);
+    free(plan);
+    /* forced splits win */
+    t = base_target;
+    t.force_splits = 5;
+    plan = plan_for(&s4, &t);
+    assert_int_equal(find_kind(plan, CG_STEP_WINO_DW)->splits, 5);
+    free(plan);
+}
 
 static void test_winograd_choice(void **state) {
     (void)state;
@@ -1690,6 +1809,7 @@ int main(void) {
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),
+        cmocka_unit_test(test_winograd_dw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

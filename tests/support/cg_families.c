@@ -129,6 +129,9 @@ const cgt_family cgt_families[] = {
     {"wino_3d_pad", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[4,6,5],\"filter\":[3,3,3],\"pad_lo\":[0,0,2],\"pad_hi\":[2,2,0]"},
     {"wino_3d_kd2", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":16,\"k\":16,\"input\":[3,5,4],\"filter\":[2,3,3],\"pad_lo\":[3,1,1],\"pad_hi\":[0,1,1]"},
     {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":128,\"k\":128,\"input\":[2,62],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* Winograd dw (3x3 stride 1, dw and db alone, >= 16 channels each way): channel counts off
+     * the vector width, tile tails in both dims, asymmetric padding with 0 and 2 sides */
+    {"wino_dw_odd", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":20,\"k\":37,\"input\":[11,7],\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[1,0]"},
     /* forward, and everything at once */
     {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
     {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},

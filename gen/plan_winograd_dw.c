@@ -1,0 +1,177 @@
+/* plan_winograd_dw.c: Winograd backward weights for 2-D 3x3 stride-1 convolutions.
+ *
+ * dw[u] = sum_o dy[o] x[o + u] (per dim, u < 3) is the bilinear form of the forward pass
+ * read the other way: with F(m, 3)'s matrices, y = AT [(G g) . (BT d)] for an m-output tile y
+ * of the filter g over the input window d, so for any m-vector e
+ *   e^T y = (A e)^T [(G g) . (BT d)] = g^T G^T [(A e) . (BT d)],   A = AT^T,
+ * and since e^T y = sum_u g[u] sum_i e[i] d[i + u], the tile's contribution to dw is
+ * G^T [(A e) . (BT d)] with e the tile's dy and d its x window. In 2-D, summed over all tiles
+ * and images, that is ALPHA^2 GEMMs over the tiles (templates/cpu/wino_dw.c.in): ALPHA^2
+ * products per channel pair and tile where the direct kernel does 9 m^2 (F(4x4): 36 against
+ * 144, as oneDNN's jit_wino_4x3 backward weights).
+ *
+ * Steps: WINO_DW (region 2), items (split, block of input channels, block of output
+ * channels), each adding its split's tiles into its own block of M; WINO_DW_OUT (region 3),
+ * an item per input channel, sums the splits and transforms M into dw (and db).
+ *
+ * Accuracy (f32, random inputs in [-1, 1], max error relative to dw's scale, against the
+ * tolerance of cg_reference.h): measured by the kernel tests, see tests/test_cpu_kernels.c.
+ */
+#include <string.h>
+
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Input channels per item: transforming x costs about as much as 10 GEMM FMAs per tile and
+ * vector of channels for every output channel vector it feeds, and dy's transform 6; blocks of
+ * 64 x 64 channels keep the transforms near a quarter of the GEMM's instructions while an
+ * item's block of M (36 x 64 x 64 floats, 576 KiB) still fits the L2 it is added into. */
+#define CBLOCK_TARGET 32
+
+/* The stack scratch of one item (bands, V and U of a chunk) stays under half the L2, and under
+ * the 512 KiB every thread's stack can give (the fused Winograd kernels' cap). */
+#define SCRATCH_CAP ((int64_t)512 << 10)
+
+typedef struct wdw_shape {
+    int m, alpha, nv, vlen;
+    int64_t cblock, kblock, cblocks, kblocks, tiles[2], all_tiles;
+} wdw_shape;
+
+static wdw_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m) {
+    const cg_problem *p = &plan->problem;
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    wdw_shape s;
+    s.m = m;
+    s.alpha = m + 2;
+    s.vlen = budget->vlen;
+    s.nv = plan->target.force_nv > 0 ? plan->target.force_nv : cg_tile_nv(plan->target.isa, p->k);
+    s.kblock = (int64_t)s.nv * s.vlen;
+    int64_t c_pad = (p->c + s.vlen - 1) / s.vlen * s.vlen;
+    int64_t target = (CBLOCK_TARGET + s.vlen - 1) / s.vlen * s.vlen;
+    /* equal blocks of whole vectors, none wider than the target */
+    int64_t blocks = (c_pad + target - 1) / target;
+    s.cblock = (c_pad / s.vlen + blocks - 1) / blocks * s.vlen;
+    s.cblocks = (p->c + s.cblock - 1) / s.cblock;
+    s.kblocks = (p->k + s.kblock - 1) / s.kblock;
+    for (int i = 0; i < 2; i++) s.tiles[i] = (dims->out[1 + i] + m - 1) / m;
+    s.all_tiles = p->n * s.tiles[0] * s.tiles[1];
+    return s;
+}
+
+/* Tiles per band load: the bands are only read by the transforms, so a few tiles at a time
+ * leave the scratch to V and U (longer chunks); 8 keep the rows of a channels-first band at
+ * 34 and 32 pixels, whole blocks of register transposes and more. */
+#define BAND_TILES 8
+
+static int64_t band_tiles(int64_t chunk) { return chunk < BAND_TILES ? chunk : BAND_TILES; }
+
+/* Floats of an item's scratch for chunks of `chunk` tiles (wino_dw.c.in: SCRATCH_FLOATS). */
+static int64_t scratch_floats(const wdw_shape *s, int64_t chunk) {
+    int64_t seg = band_tiles(chunk);
+    int64_t xband = s->alpha * (s->m * seg + 2) * s->cblock;
+    int64_t yband = (int64_t)s->m * s->m * seg * s->kblock;
+    int64_t a2 = (int64_t)s->alpha * s->alpha;
+    return xband + yband + a2 * chunk * (s->cblock + s->kblock);
+}
+
+static int64_t scratch_budget(const cg_target *t) {
+    int64_t half_l2 = t->l2_bytes > 0 ? t->l2_bytes / 2 : SCRATCH_CAP;
+    return half_l2 < SCRATCH_CAP ? half_l2 : SCRATCH_CAP;
+}
+
+/* Tiles per chunk: as many as the scratch budget holds, up to 32 (each chunk's GEMMs load
+ * and store the item's block of M once: 32 tiles amortize that over 32 FMAs per accumulator). */
+static int64_t choose_chunk(const cg_plan *plan, const wdw_shape *s) {
+    int64_t chunk = 32, budget = scratch_budget(&plan->target);
+    while (chunk > 1 && 4 * scratch_floats(s, chunk) > budget) chunk--;
+    return chunk < s->all_tiles ? chunk : s->all_tiles;
+}
+
+/* Splits of the tiles: enough items (splits x channel blocks) for 4 per thread, a chunk of
+ * tiles at least per split, and the blocks of M of all splits within 64 MiB of workspace. */
+static int64_t choose_splits(const cg_plan *plan, const wdw_shape *s, int64_t chunk) {
+    if (plan->target.force_splits > 0) return plan->target.force_splits;
+    int64_t blocks = s->cblocks * s->kblocks, want = 4 * (int64_t)plan->target.threads;
+    int64_t splits = (want + blocks - 1) / blocks;
+    int64_t block_bytes = (int64_t)s->alpha * s->alpha * s->cblock * s->kblock * 4;
+    int64_t by_bytes = ((int64_t)64 << 20) / (blocks * block_bytes);
+    int64_t by_tiles = s->all_tiles / chunk;
+    if (splits > by_bytes) splits = by_bytes;
+    if (splits > by_tiles) splits = by_tiles;
+    return splits < 1 ? 1 : splits;
+}
+
+int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    int forced = plan->target.force_winograd;
+    if (forced < 0 || plan->target.isa == CG_ISA_GLSL || p->rank != 2 || p->groups != 1)
+        return 0;
+    if (!(p->ops & CG_OP_BWD_WEIGHT) || (p->ops & ~(unsigned)(CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)))
+        return 0;
+    for (int i = 1; i < 3; i++)
+        if (dims->filter[i] != 3 || dims->stride[i] != 1 || dims->dilation[i] != 1) return 0;
+    /* Heuristic: F(4x4) once both channel counts fill a vector (below that the transforms,
+     * which do not shrink with the other channel count, outweigh the GEMMs' savings). */
+    if (!forced && (p->c < 16 || p->k < 16)) return 0;
+    int m = forced == 2 || forced == 4 ? forced : 4;
+    wdw_shape s = shape_of(plan, dims, m);
+    if (4 * scratch_floats(&s, 1) > scratch_budget(&plan->target)) return 0;
+    return m;
+}
+
+cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *msg) {
+    const cg_problem *p = &plan->problem;
+    wdw_shape s = shape_of(plan, dims, m);
+    plan->winograd = m;
+    cg_step *products = cg_plan_add_step(plan, CG_STEP_WINO_DW, 1);
+    cg_step *out = products ? cg_plan_add_step(plan, CG_STEP_WINO_DW_OUT, 1) : NULL;
+    if (!out) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return CG_ERR_UNSUPPORTED;
+    }
+    products->wino_m = m;
+    products->groups = 1;
+    products->cin_g = p->c;
+    products->cout_g = p->k;
+    products->cin_pad = s.cblock;
+    products->cout_pad = s.kblocks * s.kblock;
+    products->nv = s.nv;
+    products->mr = plan->target.force_mr > 0 ? plan->target.force_mr
+                                             : cg_tile_mr(plan->target.isa, s.nv, s.cblock);
+    products->with_weight = 1;
+    products->with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
+    cg_view_init(&products->src, p->n, p->c, dims->in, NULL, NULL);
+    cg_view_init(&products->src2, p->n, p->k, dims->out, NULL, NULL);
+    products->src.buffer = CG_T_X;
+    products->src2.buffer = CG_T_DY;
+    products->taps[0] = 1;
+    products->taps[1] = products->taps[2] = 3;
+    for (int i = 0; i < 3; i++) {
+        products->filter[i] = dims->filter[i];
+        products->stride[i] = 1;
+        products->dilation[i] = 1;
+        products->pad_lo[i] = dims->pad_lo[i];
+        products->out[i] = dims->out[i];
+    }
+    for (int i = 0; i < 2; i++) products->wino_tiles[i] = s.tiles[i];
+    products->wino_chunk = choose_chunk(plan, &s);
+    products->wino_block[1] = band_tiles(products->wino_chunk);
+    products->splits = choose_splits(plan, &s, products->wino_chunk);
+    products->scratch_bytes = 4 * scratch_floats(&s, products->wino_chunk);
+    const int64_t blocks = s.cblocks * s.kblocks;
+    products->partial_offset =
+        cg_ws_alloc(plan, products->splits * blocks * s.alpha * s.alpha * s.cblock * s.kblock * 4);
+    products->bias_offset =
+        products->with_bias ? cg_ws_alloc(plan, products->splits * s.kblocks * s.kblock * 4) : 0;
+    products->work_items = products->splits * blocks;
+    products->phase_id = -1;
+    plan->dw_splits = (int)products->splits;
+    cg_name_step(plan, products, "wbwdw");
+
+    *out = *products;
+    out->kind = CG_STEP_WINO_DW_OUT;
+    out->scratch_bytes = 0;
+    out->work_items = p->c;
+    cg_name_step(plan, out, "wbwdwo");
+    return CG_OK;
+}

@@ -1,0 +1,121 @@
+/* cg_wino.h: what the Winograd kernels share. Bands of a 2-D (or one depth plane of a 3-D)
+ * tensor loaded into f32 channels-last scratch, zero outside the tensor, for the transforms;
+ * and the transforms' linear combinations with constant coefficients. Copied verbatim into
+ * each pack; included by a kernel after it has defined
+ *   ELEM        storage element (float, or uint16_t for f16/bf16)
+ *   LOAD_MODE   0: channels-first (register transposes of CG_TB x CG_TB blocks), 1:
+ *               channels-last (vector copies with conversion); smaller blocks go scalar
+ *   TURN_BLOCK, LOADV, LOADV_RANGE, LOAD   the storage type's block, vector and scalar loads.
+ * Channel counts, paddings and strides are arguments: one kernel loads bands of two tensors
+ * (x and dy in the Winograd dw). They are constants at every call, so the code specializes. */
+#ifndef CG_WINO_H
+#define CG_WINO_H
+
+/* sum_k c[k] * x[k * stride]. After inlining and unrolling the coefficients are constants:
+ * zero terms drop out and +-1 become additions (fewer operations, and exact). */
+static inline __attribute__((always_inline)) cg_vec cg_wino_comb(const float *c, const cg_vec *x,
+                                                                 const int n, const int stride) {
+    cg_vec s = cg_vzero();
+    int first = 1;
+#pragma clang loop unroll(full)
+    for (int k = 0; k < n; k++) {
+        const float ck = c[k];
+        if (ck == 0.0f) continue;
+        const cg_vec xk = x[k * stride];
+        if (first)
+            s = ck == 1.0f    ? xk
+                : ck == -1.0f ? cg_vsub(cg_vzero(), xk)
+                              : cg_vmul(cg_vbcast(ck), xk);
+        else
+            s = ck == 1.0f ? cg_vadd(s, xk) : ck == -1.0f ? cg_vsub(s, xk)
+                                                         : cg_vfma(cg_vbcast(ck), xk, s);
+        first = 0;
+    }
+    return s;
+}
+
+typedef struct cg_band_tensor {
+    int64_t channels;    /* channels loaded: [0, channels) from the base element on */
+    int64_t pad;         /* floats per pixel in the band (channels rounded up to a vector) */
+    int64_t c_stride, h_stride, w_stride;
+    int64_t h, w;        /* the plane's extent */
+} cg_band_tensor;
+
+/* Pixels [0, count) of one row, from element `base` of the tensor, into band pixels (t->pad
+ * floats each); in mode 1 the lanes of the last vector beyond the channels are zero. */
+static inline __attribute__((always_inline)) void cg_band_row(const void *in, int64_t base,
+                                                              int64_t count, float *dst,
+                                                              const cg_band_tensor *t) {
+    if (LOAD_MODE == 0 && count >= CG_TB && t->channels >= CG_TB) {
+        /* CG_TB x CG_TB register transposes; the last block of each kind is moved back to
+         * end at the edge, rewriting a few values rather than leaving a scalar tail */
+        const ELEM *src = (const ELEM *)in + base;
+        for (int64_t c0 = 0; c0 < t->channels; c0 += CG_TB) {
+            const int64_t c = c0 + CG_TB <= t->channels ? c0 : t->channels - CG_TB;
+            for (int64_t x0 = 0; x0 < count; x0 += CG_TB) {
+                const int64_t x = x0 + CG_TB <= count ? x0 : count - CG_TB;
+                TURN_BLOCK(src + c * t->c_stride + x, t->c_stride, dst + x * t->pad + c, t->pad, 0);
+            }
+        }
+    } else if (LOAD_MODE == 1) {
+        const ELEM *src = (const ELEM *)in + base;
+        for (int64_t x = 0; x < count; x++) {
+            const ELEM *s = src + x * t->w_stride;
+            float *d = dst + x * t->pad;
+            int64_t c = 0;
+            for (; c + CG_VLEN <= t->channels; c += CG_VLEN) cg_vstore(d + c, LOADV(s + c));
+            if (c < t->channels) cg_vstore(d + c, LOADV_RANGE(s + c, 0, (int)(t->channels - c)));
+        }
+    } else {
+        for (int64_t c = 0; c < t->channels; c++)
+            for (int64_t x = 0; x < count; x++)
+                dst[x * t->pad + c] = LOAD(in, base + x * t->w_stride + c * t->c_stride);
+    }
+}
+
+/* A band of `rows` x `cols` pixels whose first pixel is at (y0, x0) of the plane starting at
+ * element `plane` (tensor coordinates, possibly outside: those pixels are zero). */
+static inline __attribute__((always_inline)) void cg_band_load(const void *in, int64_t plane,
+                                                               int64_t y0, int64_t x0,
+                                                               int64_t rows, int64_t cols,
+                                                               float *band,
+                                                               const cg_band_tensor *t) {
+    const int64_t xa = x0 < 0 ? -x0 : 0;
+    const int64_t xb = t->w - x0 < cols ? t->w - x0 : cols;
+    for (int64_t yy = 0; yy < rows; yy++) {
+        float *row = band + yy * cols * t->pad;
+        const int64_t y = y0 + yy;
+        if (y < 0 || y >= t->h || xb <= xa) {
+            memset(row, 0, sizeof(float) * (size_t)(cols * t->pad));
+            continue;
+        }
+        if (xa > 0) memset(row, 0, sizeof(float) * (size_t)(xa * t->pad));
+        if (xb < cols) memset(row + xb * t->pad, 0, sizeof(float) * (size_t)((cols - xb) * t->pad));
+        cg_band_row(in, plane + y * t->h_stride + (x0 + xa) * t->w_stride, xb - xa,
+                    row + xa * t->pad, t);
+    }
+}
+
+/* Pieces of a band in memory: a channels-first band is channels x rows separate row pieces,
+ * a channels-last one a piece per row. */
+static inline int64_t cg_band_pieces(int64_t rows, const cg_band_tensor *t) {
+    return rows * (LOAD_MODE == 1 ? 1 : t->channels);
+}
+
+/* Prefetches into L2 piece p (< cg_band_pieces) of what cg_band_load(in, plane, y0, x0, .,
+ * cols, ., t) will read. */
+static inline __attribute__((always_inline)) void cg_band_prefetch(const void *in, int64_t plane,
+                                                                   int64_t y0, int64_t x0,
+                                                                   int64_t cols, int64_t p,
+                                                                   const cg_band_tensor *t) {
+    const int64_t xa = x0 < 0 ? 0 : x0, xb = x0 + cols < t->w ? x0 + cols : t->w;
+    const int64_t per_row = LOAD_MODE == 1 ? 1 : t->channels;
+    const int64_t y = y0 + p / per_row, c = p % per_row;
+    if (xb <= xa || y < 0 || y >= t->h) return;
+    const int64_t bytes = (xb - xa) * (int64_t)sizeof(ELEM) * (LOAD_MODE == 1 ? t->w_stride : 1);
+    const char *q = (const char *)((const ELEM *)in + plane + c * t->c_stride + y * t->h_stride +
+                                   xa * t->w_stride);
+    for (int64_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(q + b, 0, 2);
+}
+
+#endif
