@@ -2,7 +2,8 @@
 """test_torch.py: PyTorch as the outside oracle for `convgrad run`.
 
 Draws ~60 random small problems (fixed seed) across ops, ranks 1-3, groups (depthwise and
-Kg != Cg), strides, dilations, asymmetric padding, both layout families and all three dtypes;
+Kg != Cg), strides, dilations, asymmetric padding, both layout families and all three dtypes,
+adds the pinned problems of paths that few channels never reach (Winograd fwd, dx and dw);
 writes them into one config, generates and builds one pack, runs every problem with
 --target cpu (that pack) and --target ref, and checks both against torch.autograd in float64
 on the very values stored in the .npy files, with cg_reference_tolerance()'s rule.
@@ -212,6 +213,19 @@ OP_SETS = [["bwd_data"], ["bwd_weight"], ["bwd_bias"], ["fwd"],
            ["bwd_data", "bwd_weight"], ["fwd", "bwd_data", "bwd_weight", "bwd_bias"]]
 
 
+# Paths the random draws (at most 5 channels per group) never plan: Winograd F(4x4, 3x3) needs
+# 16 channels each way.
+PINNED = [
+    {"name": "wino_fwd_dx", "op": ["fwd", "bwd_data"], "dtype": "f32", "layout": "NCHW", "n": 2,
+     "c": 20, "k": 18, "input": [9, 11], "filter": [3, 3], "pad_lo": [0, 2], "pad_hi": [2, 0]},
+    {"name": "wino_dw_nc", "op": ["bwd_weight", "bwd_bias"], "dtype": "f32", "layout": "NCHW",
+     "n": 2, "c": 20, "k": 24, "input": [9, 11], "filter": [3, 3], "pad_lo": [0, 2],
+     "pad_hi": [1, 0]},
+    {"name": "wino_dw_nl", "op": "bwd_weight", "dtype": "bf16", "layout": "NHWC", "n": 3,
+     "c": 16, "k": 33, "input": [6, 13], "filter": [3, 3], "pad": [1, 1]},
+]
+
+
 def random_problem(rng, index):
     rank = rng.choice([1, 1, 2, 2, 2, 3])
     dtype = rng.choice(["f32", "f32", "f16", "bf16"])
@@ -285,7 +299,7 @@ def main():
     started = time.time()
     count = int(os.environ.get("CG_TORCH_CASES", "60"))
     rng = random.Random(20240611)
-    problems = [random_problem(rng, i) for i in range(count)]
+    problems = [random_problem(rng, i) for i in range(count)] + PINNED
     work = os.path.join(ROOT, "build", "test-packs")
     pack = os.path.join(work, "torch")
     data = os.path.join(work, "torch-data")
@@ -303,7 +317,7 @@ def main():
                                               isa or "all"))
     if code != 0:
         print(text)
-        print("torch: 0 passed, %d failed" % count)
+        print("torch: 0 passed, %d failed" % len(problems))
         return 1
 
     np_rng = np.random.default_rng(7)
