@@ -412,7 +412,9 @@ static const char *fill_winograd_dw(const cg_plan *plan, const cg_step *s, cg_te
         for (int j = 0; j < m; j++) a[i * m + j] = at[j * alpha + i];
         for (int u = 0; u < 3; u++) gt[u * alpha + i] = g[i * 3 + u];
     }
-    cg_values_int(v, "STAGE", s->kind == CG_STEP_WINO_DW ? 1 : 2);
+    cg_values_int(v, "STAGE", s->wino_stage);
+    cg_values_int(v, "V_OFFSET", s->wino_v_offset);
+    cg_values_int(v, "U_OFFSET", s->wino_m_offset);
     cg_values_int(v, "CIN", s->cin_g);
     cg_values_int(v, "COUT", s->cout_g);
     cg_values_int(v, "TILE", m);
@@ -614,7 +616,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_WINO_GEMM:
     case CG_STEP_WINO_OUT: return fill_winograd(plan, s, v);
     case CG_STEP_WINO_DW:
-    case CG_STEP_WINO_DW_OUT: return fill_winograd_dw(plan, s, v);
+    case CG_STEP_WINO_DW_OUT:
+    case CG_STEP_WINO_DW_IN: return fill_winograd_dw(plan, s, v);
     case CG_STEP_PLANAR_CONV:
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);

@@ -47,7 +47,7 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
     "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
     "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx", "depthwise_flat_dw",
-    "wino_dw", "wino_dw_out"};
+    "wino_dw", "wino_dw_out", "wino_dw_in"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -357,7 +357,8 @@ int cg_step_region(cg_step_kind kind) {
     case CG_STEP_TO_CL:
     case CG_STEP_PACK_W:
     case CG_STEP_WINO_WEIGHTS:
-    case CG_STEP_WINO_IN: return 1;
+    case CG_STEP_WINO_IN:
+    case CG_STEP_WINO_DW_IN: return 1;
     case CG_STEP_REDUCE:
     case CG_STEP_FROM_CL:
     case CG_STEP_WINO_OUT:

@@ -62,6 +62,7 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_DW,     /* Winograd dw (and db) products of 2-D 3x3 stride 1: blocks of M[xi][c][k]
                           * per (split, input channel block, output channel block) */
     CG_STEP_WINO_DW_OUT, /* Winograd dw: the splits' M summed and transformed into dw (and db) */
+    CG_STEP_WINO_DW_IN,  /* staged Winograd dw: tile rows of x and dy -> V and U (workspace) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -177,8 +178,10 @@ typedef struct cg_step {
     int64_t wino_m_offset;       /* staged: workspace bytes of M[xi][all tiles][cout_pad] */
     int64_t wino_chunk;          /* WINO_GEMM: tiles per work item (a multiple of mr);
                                   * WINO_DW: tiles transformed per pass into the scratch */
-    /* WINO_DW (plan_winograd_dw.c): src x, src2 dy; cin_pad input channels per item block,
+    /* WINO_DW* (plan_winograd_dw.c): src x, src2 dy; cin_pad input channels per item block,
      * nv vectors of output channels per item block, mr input channels per register tile;
+     * wino_stage 1 (fused: WINO_DW with WINO_DW_OUT), or 3 and 4 (staged: WINO_DW_IN, then
+     * WINO_DW with the output transform, V and U at wino_v_offset and wino_m_offset); fused:
      * splits of the tiles, partial_offset: their blocks of M [split][cblock][kblock][xi]
      * [cin_pad][nv * vlen]; bias_offset: db partials [split][kblock][nv * vlen]. */
     int64_t cin_pad;             /* cin rounded up to whole vectors */

@@ -290,6 +290,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         break;
     case CG_STEP_WINO_DW:
     case CG_STEP_WINO_DW_OUT:
+    case CG_STEP_WINO_DW_IN:
         put_view(b, obj, "src", &s->src);
         put_view(b, obj, "src2", &s->src2);
         put_reduction(b, obj, s);
@@ -298,6 +299,9 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_int(b, obj, "wino_chunk", s->wino_chunk);
         put_int(b, obj, "band_tiles", s->wino_block[1]);
         put_int(b, obj, "cin_block", s->cin_pad);
+        put_int(b, obj, "wino_stage", s->wino_stage);
+        if (s->wino_stage >= 3) put_int(b, obj, "wino_v_offset", s->wino_v_offset);
+        if (s->wino_stage >= 3) put_int(b, obj, "wino_u_offset", s->wino_m_offset);
         put_int(b, obj, "scratch_bytes", s->scratch_bytes);
         break;
     case CG_STEP_WINO_IN:

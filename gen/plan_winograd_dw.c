@@ -10,9 +10,13 @@
  * products per channel pair and tile where the direct kernel does 9 m^2 (F(4x4): 36 against
  * 144, as oneDNN's jit_wino_4x3 backward weights).
  *
- * Steps: WINO_DW (region 2), items (split, block of input channels, block of output
- * channels), each adding its split's tiles into its own block of M; WINO_DW_OUT (region 3),
- * an item per input channel, sums the splits and transforms M into dw (and db).
+ * Steps, fused: WINO_DW (region 2), items (split, block of input channels, block of output
+ * channels), each transforming its split's tiles of its channels and adding them into its own
+ * block of M; WINO_DW_OUT (region 3), an item per input channel, sums the splits and
+ * transforms M into dw (and db). Staged, where the fused items would transform x or dy
+ * several times (more than one block of the other channels) and the transformed tensors fit
+ * the L3: WINO_DW_IN (region 1) transforms each tile row once into V and U in the workspace,
+ * WINO_DW (region 2) runs a block's GEMMs over all tiles and transforms its M into dw.
  *
  * Accuracy (f32, random inputs in [-1, 1], max error relative to dw's scale, against the
  * tolerance of cg_reference.h): measured by the kernel tests, see tests/test_cpu_kernels.c.
@@ -101,6 +105,42 @@ static int64_t choose_splits(const cg_plan *plan, const wdw_shape *s, int64_t ch
     return splits < 1 ? 1 : splits;
 }
 
+/* Staged when the fused items would transform a tensor more than once, V and U (ALPHA^2 x
+ * tiles x padded channels each) take at most half the L3 (every block's GEMMs read them back
+ * from it: ResNet's 256 x 256 channels on 14x14 planes, 9.4 MB, transform x 4 and dy 8 times
+ * fused), and the blocks give 4 items per thread (no splits staged). */
+static int staged_applies(const cg_plan *plan, const wdw_shape *s) {
+    const int64_t blocks = s->cblocks * s->kblocks;
+    if (blocks == 1 || blocks < 4 * (int64_t)plan->target.threads) return 0;
+    const int64_t bytes = (int64_t)s->alpha * s->alpha * s->all_tiles *
+                          (s->cblocks * s->cblock + s->kblocks * s->kblock) * 4;
+    return bytes <= plan->target.l3_bytes / 2 &&
+           4 * (int64_t)s->alpha * s->alpha * s->cblock * s->kblock <= scratch_budget(&plan->target);
+}
+
+/* The staged steps: products (already filled with the shared fields) as WINO_DW stage 4, an
+ * item per block, its block of M on the stack; in as WINO_DW_IN stage 3, an item per tile row,
+ * bands of up to BAND_TILES tiles. */
+static void plan_staged(cg_plan *plan, const wdw_shape *s, cg_step *products, cg_step *in) {
+    const int64_t a2 = (int64_t)s->alpha * s->alpha;
+    products->wino_stage = 4;
+    products->splits = 1;
+    products->wino_chunk = products->wino_block[1] = band_tiles(s->tiles[1]);
+    products->wino_v_offset = cg_ws_alloc(plan, a2 * s->all_tiles * s->cblocks * s->cblock * 4);
+    products->wino_m_offset = cg_ws_alloc(plan, a2 * s->all_tiles * s->kblocks * s->kblock * 4);
+    products->scratch_bytes = 4 * a2 * s->cblock * s->kblock;
+    products->work_items = s->cblocks * s->kblocks;
+    plan->dw_splits = 1;
+    cg_name_step(plan, products, "wbwdws");
+    *in = *products;
+    in->kind = CG_STEP_WINO_DW_IN;
+    in->wino_stage = 3;
+    int64_t seg = in->wino_block[1];
+    in->scratch_bytes = 4 * (s->alpha * (s->m * seg + 2) * s->cblock + (int64_t)s->m * s->m * seg * s->kblock);
+    in->work_items = plan->problem.n * s->tiles[0];
+    cg_name_step(plan, in, "wbwdwi");
+}
+
 int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     int forced = plan->target.force_winograd;
@@ -123,8 +163,11 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
     const cg_problem *p = &plan->problem;
     wdw_shape s = shape_of(plan, dims, m);
     plan->winograd = m;
+    const int staged = plan->target.force_splits <= 0 && staged_applies(plan, &s);
     cg_step *products = cg_plan_add_step(plan, CG_STEP_WINO_DW, 1);
-    cg_step *out = products ? cg_plan_add_step(plan, CG_STEP_WINO_DW_OUT, 1) : NULL;
+    cg_step *out = products ? cg_plan_add_step(plan, staged ? CG_STEP_WINO_DW_IN
+                                                            : CG_STEP_WINO_DW_OUT, 1)
+                            : NULL;
     if (!out) {
         strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
@@ -154,6 +197,12 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
         products->out[i] = dims->out[i];
     }
     for (int i = 0; i < 2; i++) products->wino_tiles[i] = s.tiles[i];
+    products->phase_id = -1;
+    if (staged) {
+        plan_staged(plan, &s, products, out);
+        return CG_OK;
+    }
+    products->wino_stage = 1;
     products->wino_chunk = choose_chunk(plan, &s);
     products->wino_block[1] = band_tiles(products->wino_chunk);
     products->splits = choose_splits(plan, &s, products->wino_chunk);
@@ -164,12 +213,12 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
     products->bias_offset =
         products->with_bias ? cg_ws_alloc(plan, products->splits * s.kblocks * s.kblock * 4) : 0;
     products->work_items = products->splits * blocks;
-    products->phase_id = -1;
     plan->dw_splits = (int)products->splits;
     cg_name_step(plan, products, "wbwdw");
 
     *out = *products;
     out->kind = CG_STEP_WINO_DW_OUT;
+    out->wino_stage = 2;
     out->scratch_bytes = 0;
     out->work_items = p->c;
     cg_name_step(plan, out, "wbwdwo");
