@@ -258,11 +258,44 @@ static void test_winograd_overrides(void **state) {
     free(staged);
 }
 
-/* Winograd dw as only large problems plan it, on small ones: a target that claims a 64 KiB
- * L2 makes chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows
- * and images), with 3 splits (remainders: 24 tiles, 8 per split; 18 tiles) and one vector of
- * output channels per block (33 channels: blocks of 16, 16 and 1); 70 input channels are
- * blocks of 32, 32 and 6 on AVX-512. f32 channels-first with db, f16 and bf16 channels-last. */
+/* Builds the Winograd dw problems of config into test pack `leaf` for every CPU ISA with plan
+ * overrides (and CONVGRAD_L2_BYTES=l2 when given), checks that `planned` (a shell test on the
+ * pack directory, %s) holds, and every problem against the reference on every ISA. */
+static void check_winograd_dw_pack(const char *leaf, const char *config, const char *overrides,
+                                   const char *l2, const char *planned) {
+    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400], json[64];
+    snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
+    cg_make_dirs(parent, msg);
+    snprintf(json, sizeof json, "%s.json", leaf);
+    snprintf(path, sizeof path, "%s", cgt_pack_dir(json));
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "%s\n", overrides);
+    fclose(file);
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    cg_gen_options options = {.targets = CG_TARGET_CPU,
+                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
+                                          (1u << CG_ISA_GENERIC),
+                              .threads = 2, .plan_file = path};
+    snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
+    if (l2) setenv("CONVGRAD_L2_BYTES", l2, 1);
+    cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
+    unsetenv("CONVGRAD_L2_BYTES");
+    if (built != CG_OK) fail_msg("%s: %s", leaf, msg);
+    snprintf(grep, sizeof grep, planned, dir);
+    if (system(grep) != 0) fail_msg("%s: not planned as the test needs: %s", leaf, grep);
+    check_pack_on_every_isa(dir, problems, count, leaf);
+    free(problems);
+}
+
+/* Winograd dw as only large problems plan it, on small ones. Fused: a target that claims a 64
+ * KiB L2 makes chunks of two tiles (a split's tiles in several chunks, chunks that cross tile
+ * rows and images), with 3 splits (remainders: 24 tiles, 8 per split; 18 tiles) and one vector
+ * of output channels per block (33 channels: blocks of 16, 16 and 1); 70 input channels are
+ * blocks of 32, 32 and 6 on AVX-512. Staged: the same blocks without splits (9 of them on
+ * AVX-512, 15 on AVX2; 40 x 50 channels: 8), db from the transformed dy. f32 channels-first
+ * with db, f16 and bf16 channels-last, bf16 channels-first with db and asymmetric padding. */
 static void test_winograd_dw_chunks(void **state) {
     (void)state;
     static const char config[] =
@@ -275,33 +308,21 @@ static void test_winograd_dw_chunks(void **state) {
         "{\"name\":\"odd_nl\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
         "\"layout\":\"NHWC\",\"n\":3,\"c\":20,\"k\":37,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
-    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400];
-    snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
-    cg_make_dirs(parent, msg);
-    snprintf(path, sizeof path, "%s", cgt_pack_dir("wino_dw_chunks.json"));
-    FILE *file = fopen(path, "w");
-    assert_non_null(file);
-    fprintf(file, "{\"splits\": 3, \"nv\": 1}\n");
-    fclose(file);
-    int count;
-    cg_problem *problems = cgt_parse(config, &count);
-    cg_gen_options options = {.targets = CG_TARGET_CPU,
-                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                          (1u << CG_ISA_GENERIC),
-                              .threads = 2, .plan_file = path};
-    snprintf(dir, sizeof dir, "%s", cgt_pack_dir("wino_dw_chunks"));
-    setenv("CONVGRAD_L2_BYTES", "65536", 1);
-    cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
-    unsetenv("CONVGRAD_L2_BYTES");
-    if (built != CG_OK) fail_msg("wino_dw_chunks: %s", msg);
-    /* the plans under test: every problem on Winograd dw, chunks of 2 tiles, 3 splits */
-    snprintf(grep, sizeof grep,
-             "test $(grep -l 'define CHUNK 2' %s/src/*wbwdw_*__avx512.c | xargs grep -l "
-             "'define SPLITS 3' | wc -l) -eq 3",
-             dir);
-    assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "wino_dw_chunks");
-    free(problems);
+    check_winograd_dw_pack("wino_dw_chunks", config, "{\"splits\": 3, \"nv\": 1}", "65536",
+                           "test $(grep -l 'define CHUNK 2' %s/src/*wbwdw_*__avx512.c | xargs "
+                           "grep -l 'define SPLITS 3' | wc -l) -eq 3");
+    static const char staged[] =
+        "{\"problems\": ["
+        "{\"name\":\"blocks_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"blocks_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"asym_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":40,\"k\":50,\"input\":[11,7],\"filter\":[3,3],"
+        "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
+    check_winograd_dw_pack("wino_dw_staged", staged, "{\"nv\": 1}", NULL,
+                           "test $(ls %s/src/*wbwdwi_*.c | wc -l) -eq 9");
 }
 
 /* Non-temporal stores are planned only for data far larger than the L3; a target that claims

@@ -1344,36 +1344,43 @@ static const struct wino_dw_case {
     int force; /* target.force_winograd */
     int m;     /* 0: the direct dw kernels */
     int64_t cblock, splits;
+    int staged; /* WINO_DW_IN + WINO_DW instead of WINO_DW + WINO_DW_OUT */
 } wino_dw_cases[] = {
     /* S4: 16 input channels in one block, 64 output channels in one, 8 splits of the 51984
      * tiles for 4 items per thread */
-    {"bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 16, 8},
-    /* ResNet-50's 3x3 dw layers: blocks of 32 input channels; 512 x 512 channels make 128
-     * blocks, no split */
-    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 4},
-    {"bwdw_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1},
+    {"bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 16, 8, 0},
+    /* ResNet-50's 3x3 dw layers: blocks of 32 input channels; 64 x 64 channels fused (2
+     * blocks; V and U would be 28.9 MB), the others staged (8, 32, 128 blocks; V and U 14.4,
+     * 9.4, 4.7 MB) */
+    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 4, 0},
+    {"bwdw_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
+    {"bwdw_f32_nchw_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
+    {"bwdw_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
+    /* twice the batch: V and U (28.9 MB) over half the L3, fused */
+    {"bwdw_f32_nchw_g1mb16ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 0, 0},
     /* any layout, storage type and ISA; channel counts off the vector width (20 -> one block of
-     * 32 on AVX-512, 24 on AVX2), asymmetric padding */
-    {"bwdw_f16_nhwc_g1mb2ic20oc37_i11x7_o10x7_f3x3_s1x1_d1x1_pl0x2_ph1x0", CG_ISA_AVX512, 0, 4, 32, 1},
-    {"bwdw-bwdb_bf16_nchw_g1mb2ic20oc37_i11x7_o10x7_f3x3_s1x1_d1x1_pl0x2_ph1x0", CG_ISA_AVX2, 0, 4, 24, 1},
-    {"bwdw_f32_nchw_g1mb2ic70oc33_i13x10_o13x10_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4, 0, 0},
+     * 32 on AVX-512, 24 on AVX2), asymmetric padding; 70 x 33 channels in 4-lane vectors are
+     * 3 x 5 blocks: staged */
+    {"bwdw_f16_nhwc_g1mb2ic20oc37_i11x7_o10x7_f3x3_s1x1_d1x1_pl0x2_ph1x0", CG_ISA_AVX512, 0, 4, 32, 1, 0},
+    {"bwdw-bwdb_bf16_nchw_g1mb2ic20oc37_i11x7_o10x7_f3x3_s1x1_d1x1_pl0x2_ph1x0", CG_ISA_AVX2, 0, 4, 24, 1, 0},
+    {"bwdw_f32_nchw_g1mb2ic70oc33_i13x10_o13x10_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4, 24, 1, 1},
     /* the overrides: F(2), on below the channel threshold, off */
-    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2, 32, 0},
-    {"bwdw_f32_nchw_g1mb2ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 16, 0},
-    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2, 32, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 16, 0, 0},
+    {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0, 0, 0, 0},
     /* below 16 channels either way, strided, dilated, not 3x3, grouped, 1-D, 3-D, with dx in
      * the same problem, db alone, on Vulkan: the direct kernels */
-    {"bwdw_f32_nchw_g1mb2ic8oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0},
-    {"bwdw_f32_nchw_g1mb2ic64oc8_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0},
-    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o26x26_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdw_f32_nchw_g2mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdw_f32_ncw_g1mb2ic64oc64_i28_o28_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdw_f32_ncdhw_g1mb2ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdd-bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdb_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0},
-    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic8oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc8_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o26x26_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g2mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdw_f32_ncw_g1mb2ic64oc64_i28_o28_f3_s1_d1_pl1_ph1", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdw_f32_ncdhw_g1mb2ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdd-bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdb_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0, 0, 0, 0},
 };
 
 static void test_winograd_dw(void **state) {
@@ -1389,12 +1396,44 @@ static void test_winograd_dw(void **state) {
             fail_msg("%s on %s (force %d): winograd %d, expected %d", wc->problem,
                      cg_isa_name(wc->isa), wc->force, plan->winograd, wc->m);
         const cg_step *prod = find_kind(plan, CG_STEP_WINO_DW), *out = find_kind(plan, CG_STEP_WINO_DW_OUT);
+        const cg_step *in = find_kind(plan, CG_STEP_WINO_DW_IN);
         if (!wc->m) {
             assert_null(prod);
             assert_null(out);
+            assert_null(in);
             free(plan);
             continue;
         }
+        const int64_t kb = (int64_t)prod->nv * prod->vlen;
+        const int64_t cblocks = (p.c + prod->cin_pad - 1) / prod->cin_pad;
+        const int64_t blocks = cblocks * ((p.k + kb - 1) / kb);
+        const int64_t tiles = p.n * prod->wino_tiles[0] * prod->wino_tiles[1];
+        const int64_t a2 = (wc->m + 2) * (wc->m + 2);
+        if (wc->staged) {
+            /* the transforms first (region 1, an item per tile row), then a block's GEMMs and
+             * output transform per item; V and U in the workspace, M on the stack */
+            assert_null(out);
+            assert_int_equal(plan->step_count, 2);
+            assert_ptr_equal(in, &plan->steps[0]);
+            assert_ptr_equal(prod, &plan->steps[1]);
+            assert_int_equal(in->wino_stage, 3);
+            assert_int_equal(prod->wino_stage, 4);
+            assert_int_equal(in->work_items, p.n * prod->wino_tiles[0]);
+            assert_int_equal(prod->work_items, blocks);
+            assert_int_equal(prod->splits, 1);
+            assert_int_equal(prod->scratch_bytes, a2 * prod->cin_pad * kb * 4);
+            assert_true(in->scratch_bytes > 0 && in->scratch_bytes <= t.l2_bytes / 2);
+            assert_true(prod->wino_m_offset >= prod->wino_v_offset +
+                                                   a2 * tiles * cblocks * prod->cin_pad * 4);
+            assert_true(plan->workspace_bytes >= prod->wino_m_offset + a2 * tiles * prod->cout_pad * 4);
+            assert_true(a2 * tiles * (cblocks * prod->cin_pad + prod->cout_pad) * 4 <= t.l3_bytes / 2);
+            if (wc->cblock) assert_int_equal(prod->cin_pad, wc->cblock);
+            free(plan);
+            continue;
+        }
+        if (in) fail_msg("%s on %s: staged, expected fused", wc->problem, cg_isa_name(wc->isa));
+        assert_int_equal(prod->wino_stage, 1);
+        assert_int_equal(out->wino_stage, 2);
         /* two steps in regions 2 and 3, nothing else: x and dy read where they are */
         assert_int_equal(plan->step_count, 2);
         assert_ptr_equal(prod, &plan->steps[0]);
@@ -1411,15 +1450,12 @@ static void test_winograd_dw(void **state) {
         assert_true(prod->cin_pad % prod->vlen == 0 && prod->cin_pad <= 64);
         /* items: splits x input channel blocks x output channel blocks; the output step an
          * input channel each */
-        const int64_t kb = (int64_t)prod->nv * prod->vlen;
-        const int64_t blocks = (p.c + prod->cin_pad - 1) / prod->cin_pad * ((p.k + kb - 1) / kb);
         assert_int_equal(prod->work_items, prod->splits * blocks);
         assert_int_equal(out->work_items, p.c);
         assert_int_equal(out->splits, prod->splits);
         assert_int_equal(plan->dw_splits, prod->splits);
         /* every split has a chunk of tiles at least; each item's scratch within 512 KiB and half
          * the L2; bands of at most 8 tiles */
-        const int64_t tiles = p.n * prod->wino_tiles[0] * prod->wino_tiles[1];
         for (int i = 0; i < 2; i++)
             assert_int_equal(prod->wino_tiles[i], (p.out[i] + wc->m - 1) / wc->m);
         assert_true(prod->wino_chunk >= 1 && prod->wino_chunk <= 32 && prod->wino_chunk <= tiles);
@@ -1429,7 +1465,6 @@ static void test_winograd_dw(void **state) {
         assert_true(prod->scratch_bytes > 0 && prod->scratch_bytes <= t.l2_bytes / 2);
         assert_int_equal(out->scratch_bytes, 0);
         /* the blocks of M of every item, then the db partials */
-        const int64_t a2 = (wc->m + 2) * (wc->m + 2);
         assert_true(plan->workspace_bytes >=
                     prod->partial_offset + prod->work_items * a2 * prod->cin_pad * kb * 4);
         free(plan);
@@ -1441,11 +1476,16 @@ static void test_winograd_dw(void **state) {
     cg_plan *plan = plan_for(&s4, &t);
     assert_int_equal(find_kind(plan, CG_STEP_WINO_DW)->splits, 64);
     free(plan);
-    /* forced splits win */
+    /* forced splits win, fused (a staged plan has none) */
     t = base_target;
     t.force_splits = 5;
     plan = plan_for(&s4, &t);
     assert_int_equal(find_kind(plan, CG_STEP_WINO_DW)->splits, 5);
+    free(plan);
+    cg_problem rn = parse(wino_dw_cases[3].problem);
+    plan = plan_for(&rn, &t);
+    assert_int_equal(find_kind(plan, CG_STEP_WINO_DW)->splits, 5);
+    assert_null(find_kind(plan, CG_STEP_WINO_DW_IN));
     free(plan);
 }
 
