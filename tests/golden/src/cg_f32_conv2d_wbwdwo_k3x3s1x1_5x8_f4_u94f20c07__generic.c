@@ -25,7 +25,13 @@
  * U: the transform's point 1 x 1 (xi = ALPHA + 1) is the plain sum of the tile's dy.
  * STAGE 2 (region 3), work item = one input channel c: sum M over the splits in order (the same
  * bits on every run), output transform, store dw[.][c] (and db, item 0) in the problem's
- * layout and storage type. */
+ * layout and storage type.
+ * Staged, where the fused items would transform each tensor several times (several blocks of
+ * channels) and both transformed tensors fit the L3: STAGE 3 (region 1), work item = one row
+ * of tiles of one image, transforms it once, every channel, into V[xi][tile][C_PAD] and
+ * U[xi][tile][K_PAD] in the workspace; STAGE 4 (region 2), work item = (block of input
+ * channels, block of output channels), runs its XI GEMMs over all tiles into a block of M on
+ * the stack and transforms that into dw (and db) at once (no splits). */
 #define STAGE 2
 #define X_BUF CG_T_X
 #define DY_BUF CG_T_DY
@@ -36,6 +42,8 @@
 #define NV 2
 #define MR 5
 #define SPLITS 1
+#define V_OFFSET 0 /* staged: workspace bytes of V and U */
+#define U_OFFSET 0
 #define CHUNK 18
 #define SEG 8 /* tiles per band load: a row of tiles is loaded SEG at a time */
 #define BATCH 2
@@ -89,7 +97,20 @@ _Static_assert(CG_TB == CG_VLEN, "a turned block row is one vector");
 #define YBAND_FLOATS (MT * MT * SEG * KB)
 #define V_FLOATS (XI * CHUNK * CB)
 #define U_FLOATS (XI * CHUNK * KB)
-#define SCRATCH_FLOATS (STAGE == 1 ? XBAND_FLOATS + YBAND_FLOATS + V_FLOATS + U_FLOATS : 0)
+#define STAGED (STAGE >= 3)
+#define C_PAD (CBLOCKS * CB)
+#define K_PAD (KBLOCKS * KB)
+/* floats between consecutive xi and tiles of V and U: a chunk on the stack, or staged, all
+ * tiles in the workspace */
+#define V_XI (STAGED ? ALL_TILES * C_PAD : (int64_t)CHUNK * CB)
+#define V_T (STAGED ? C_PAD : CB)
+#define U_XI (STAGED ? ALL_TILES * K_PAD : (int64_t)CHUNK * KB)
+#define U_T (STAGED ? K_PAD : KB)
+#define SCRATCH_FLOATS                                                                          \
+    (STAGE == 1   ? XBAND_FLOATS + YBAND_FLOATS + V_FLOATS + U_FLOATS                           \
+     : STAGE == 3 ? XBAND_FLOATS + YBAND_FLOATS                                                 \
+     : STAGE == 4 ? BLOCK_FLOATS                                                                \
+                  : 0)
 _Static_assert(SCRATCH_FLOATS * 4 == SCRATCH_BYTES, "scratch size differs from the plan");
 _Static_assert(CB % CG_VLEN == 0, "input channel blocks are whole vectors");
 
@@ -100,7 +121,7 @@ static const float a[ALPHA * MT] = {1, 0, 0, 0, 1, 1, 1, 1, 1, -1, 1, -1, 1, 2, 
 static const float gt[3 * ALPHA] = {0.25, -0.16666666666666666, -0.16666666666666666, 0.041666666666666664, 0.041666666666666664, 0, 0, -0.16666666666666666, 0.16666666666666666, 0.083333333333333329, -0.083333333333333329, 0, 0, -0.16666666666666666, -0.16666666666666666, 0.16666666666666666, 0.16666666666666666, 1};
 
 /* V = BT e BT^T of one tile's x window (rows `pitch` floats apart in the band, CB floats per
- * pixel) for one vector of channels; the xi-th result at v[xi * CHUNK * CB]. */
+ * pixel) for one vector of channels; the xi-th result at v[xi * V_XI]. */
 static inline __attribute__((always_inline)) void x_transform(const float *win, int64_t pitch,
                                                               float *v) {
     cg_vec d[ALPHA][ALPHA], t[ALPHA][ALPHA];
@@ -116,11 +137,11 @@ static inline __attribute__((always_inline)) void x_transform(const float *win, 
     for (int i = 0; i < ALPHA; i++)
 #pragma clang loop unroll(full)
         for (int j = 0; j < ALPHA; j++)
-            cg_vstore(v + (i * ALPHA + j) * CHUNK * CB, cg_wino_comb(&bt[j * ALPHA], &t[i][0], ALPHA, 1));
+            cg_vstore(v + (i * ALPHA + j) * V_XI, cg_wino_comb(&bt[j * ALPHA], &t[i][0], ALPHA, 1));
 }
 
 /* U = A d A^T of one tile's dy window (MT x MT, rows `pitch` floats apart, KB floats per
- * pixel) for one vector of output channels; the xi-th result at u[xi * CHUNK * KB]. */
+ * pixel) for one vector of output channels; the xi-th result at u[xi * U_XI]. */
 static inline __attribute__((always_inline)) void dy_transform(const float *win, int64_t pitch,
                                                                float *u) {
     cg_vec d[MT][MT], t[ALPHA][MT];
@@ -136,7 +157,7 @@ static inline __attribute__((always_inline)) void dy_transform(const float *win,
     for (int i = 0; i < ALPHA; i++)
 #pragma clang loop unroll(full)
         for (int j = 0; j < ALPHA; j++)
-            cg_vstore(u + (i * ALPHA + j) * CHUNK * KB, cg_wino_comb(&a[j * MT], &t[i][0], MT, 1));
+            cg_vstore(u + (i * ALPHA + j) * U_XI, cg_wino_comb(&a[j * MT], &t[i][0], MT, 1));
 }
 
 /* m[r][0..KB) += sum_i v[i][r] * u[i][0..KB) for mr (<= MR) input channels r of one xi over
@@ -151,10 +172,10 @@ static inline __attribute__((always_inline)) void gemm_rows(const float *v, cons
     for (int64_t i = 0; i < nt; i++) {
         cg_vec b[NV];
 #pragma clang loop unroll(full)
-        for (int q = 0; q < NV; q++) b[q] = cg_vload(u + i * KB + q * CG_VLEN);
+        for (int q = 0; q < NV; q++) b[q] = cg_vload(u + i * U_T + q * CG_VLEN);
 #pragma clang loop unroll(full)
         for (int r = 0; r < mr; r++) {
-            const cg_vec bc = cg_vbcast(v[i * CB + r]);
+            const cg_vec bc = cg_vbcast(v[i * V_T + r]);
 #pragma clang loop unroll(full)
             for (int q = 0; q < NV; q++) acc[r][q] = cg_vfma(bc, b[q], acc[r][q]);
         }
@@ -212,9 +233,20 @@ static void prefetch_slice(const void *x, const void *dy, int64_t x_c0, int64_t 
     }
 }
 
+/* m[0..CB)[0..KB) += sum_i v[i][.] u[i][.] over nt tiles, in register tiles of MR rows, then
+ * MR - 1 */
+static inline __attribute__((always_inline)) void gemm_block(const float *v, const float *u,
+                                                             int64_t nt, float *m) {
+    int r = 0;
+    for (int g = 0; g < BIG; g++, r += MR) gemm_rows(v + r, u, nt, m + r * KB, MR);
+    if (MR > 1)
+        for (int g = BIG; g < GROUPS; g++, r += MR - 1)
+            gemm_rows(v + r, u, nt, m + r * KB, MR > 1 ? MR - 1 : 1);
+}
+
 /* Tiles [t, t + nt) of the x channels and dy channels of `xt` and `yt`, whose first channels
  * are at elements x_c0 and dy_c0: loaded up to SEG tiles of a row at a time and transformed
- * into v and u. */
+ * into v and u (either NULL: that tensor is left alone). */
 static void transform_chunk(const void *x, const void *dy, int64_t x_c0, int64_t dy_c0,
                             const cg_band_tensor *xt, const cg_band_tensor *yt, int64_t t,
                             int64_t nt, float *xband, float *yband, float *v, float *u) {
@@ -222,14 +254,15 @@ static void transform_chunk(const void *x, const void *dy, int64_t x_c0, int64_t
         int64_t n, ty, tx;
         const int64_t seg = segment_at(t + i, nt - i, &n, &ty, &tx);
         const int64_t xcols = MT * seg + 2, ycols = MT * seg;
-        cg_band_load(x, n * X_N_STRIDE + x_c0, ty * MT - PAD_H, tx * MT - PAD_W, ALPHA, xcols,
-                     xband, xt);
-        cg_band_load(dy, n * DY_N_STRIDE + dy_c0, ty * MT, tx * MT, MT, ycols, yband, yt);
+        if (v)
+            cg_band_load(x, n * X_N_STRIDE + x_c0, ty * MT - PAD_H, tx * MT - PAD_W, ALPHA,
+                         xcols, xband, xt);
+        if (u) cg_band_load(dy, n * DY_N_STRIDE + dy_c0, ty * MT, tx * MT, MT, ycols, yband, yt);
         for (int64_t j = 0; j < seg; j++) {
-            for (int cv = 0; cv < CB; cv += CG_VLEN)
-                x_transform(xband + j * MT * CB + cv, xcols * CB, v + (i + j) * CB + cv);
-            for (int kv = 0; kv < KB; kv += CG_VLEN)
-                dy_transform(yband + j * MT * KB + kv, ycols * KB, u + (i + j) * KB + kv);
+            for (int cv = 0; v && cv < CB; cv += CG_VLEN)
+                x_transform(xband + j * MT * CB + cv, xcols * CB, v + (i + j) * V_T + cv);
+            for (int kv = 0; u && kv < KB; kv += CG_VLEN)
+                dy_transform(yband + j * MT * KB + kv, ycols * KB, u + (i + j) * U_T + kv);
         }
         i += seg;
     }
@@ -266,22 +299,36 @@ static void products(const cg_kernel_params *params, const void *x, const void *
             if (WITH_BIAS && cb == 0)
                 for (int64_t i = 0; i < nt; i++)
                     for (int q = 0; q < NV; q++)
-                        bias[q] = cg_vadd(bias[q], cg_vload(u + (BIAS_XI * CHUNK + i) * KB + q * CG_VLEN));
+                        bias[q] = cg_vadd(bias[q], cg_vload(u + BIAS_XI * U_XI + i * U_T + q * CG_VLEN));
             for (int xi = 0; xi < XI; xi++) {
                 prefetch_slice(x, dy, c0 * X_C_STRIDE, k0 * DY_C_STRIDE, &xt, &yt, &next, xi);
-                const float *vx = v + xi * CHUNK * CB, *ux = u + xi * CHUNK * KB;
-                float *mx = m + (int64_t)xi * CB * KB;
-                int r = 0;
-                for (int g = 0; g < BIG; g++, r += MR) gemm_rows(vx + r, ux, nt, mx + r * KB, MR);
-                if (MR > 1)
-                    for (int g = BIG; g < GROUPS; g++, r += MR - 1)
-                        gemm_rows(vx + r, ux, nt, mx + r * KB, MR > 1 ? MR - 1 : 1);
+                gemm_block(v + xi * V_XI, u + xi * U_XI, nt, m + (int64_t)xi * CB * KB);
             }
         }
         if (WITH_BIAS && cb == 0)
             for (int q = 0; q < NV; q++)
                 cg_vstore(bias_partials + (s * KBLOCKS + kb) * KB + q * CG_VLEN, bias[q]);
     }
+}
+
+/* dw[k0 + l][c] = G^T mx G for the lanes l of one vector of output channels. */
+static inline __attribute__((always_inline)) void store_dw(const cg_vec *mx, int64_t c,
+                                                           int64_t k0, void *dw) {
+    cg_vec t[3][ALPHA];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 3; i++)
+#pragma clang loop unroll(full)
+        for (int j = 0; j < ALPHA; j++) t[i][j] = cg_wino_comb(&gt[i * ALPHA], &mx[j], ALPHA, ALPHA);
+    const int lanes = COUT - k0 < CG_VLEN ? (int)(COUT - k0) : CG_VLEN;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 3; i++)
+#pragma clang loop unroll(full)
+        for (int j = 0; j < 3; j++) {
+            float w[CG_VLEN] __attribute__((aligned(64)));
+            cg_vstore(w, cg_wino_comb(&gt[j * ALPHA], &t[i][0], ALPHA, 1));
+            for (int l = 0; l < lanes; l++)
+                STORE(dw, CO_STRIDE * (k0 + l) + CI_STRIDE * c + F_STRIDE * (i * 3 + j), w[l]);
+        }
 }
 
 /* STAGE 2: dw[.][c] = G^T (sum over splits of M[.][c][.]) G, a vector of output channels at a
@@ -293,7 +340,7 @@ static void finish(const cg_kernel_params *params, const float *partials,
         for (int64_t kb = 0; kb < KBLOCKS; kb++)
             for (int q = 0; q < NV && kb * KB + q * CG_VLEN < COUT; q++) {
                 const int64_t k0 = kb * KB + q * CG_VLEN;
-                cg_vec mx[XI], t[3][ALPHA];
+                cg_vec mx[XI];
 #pragma clang loop unroll(full)
                 for (int xi = 0; xi < XI; xi++) mx[xi] = cg_vzero();
                 for (int64_t s = 0; s < SPLITS; s++) {
@@ -303,20 +350,7 @@ static void finish(const cg_kernel_params *params, const float *partials,
                     for (int xi = 0; xi < XI; xi++)
                         mx[xi] = cg_vadd(mx[xi], cg_vload(blk + (int64_t)xi * CB * KB));
                 }
-#pragma clang loop unroll(full)
-                for (int i = 0; i < 3; i++)
-#pragma clang loop unroll(full)
-                    for (int j = 0; j < ALPHA; j++) t[i][j] = cg_wino_comb(&gt[i * ALPHA], &mx[j], ALPHA, ALPHA);
-                const int lanes = COUT - k0 < CG_VLEN ? (int)(COUT - k0) : CG_VLEN;
-#pragma clang loop unroll(full)
-                for (int i = 0; i < 3; i++)
-#pragma clang loop unroll(full)
-                    for (int j = 0; j < 3; j++) {
-                        float w[CG_VLEN] __attribute__((aligned(64)));
-                        cg_vstore(w, cg_wino_comb(&gt[j * ALPHA], &t[i][0], ALPHA, 1));
-                        for (int l = 0; l < lanes; l++)
-                            STORE(dw, CO_STRIDE * (k0 + l) + CI_STRIDE * c + F_STRIDE * (i * 3 + j), w[l]);
-                    }
+                store_dw(mx, c, k0, dw);
             }
         if (WITH_BIAS && c == 0)
             for (int64_t k = 0; k < COUT; k++) {
@@ -327,11 +361,69 @@ static void finish(const cg_kernel_params *params, const float *partials,
     }
 }
 
+/* STAGE 3: tile rows (n, ty) of x and dy, every channel, transformed into V and U. */
+static void transform_rows(const cg_kernel_params *params, const void *x, const void *dy,
+                           float *v, float *u) {
+    float scratch[STAGE == 3 ? SCRATCH_FLOATS : 1] __attribute__((aligned(64)));
+    float *const xband = scratch, *const yband = xband + XBAND_FLOATS;
+    for (int64_t row = params->work_begin; row < params->work_end; row++) {
+        const int64_t t = row * TILES_W;
+        for (int64_t cb = 0; cb < CBLOCKS; cb++) {
+            const int64_t c0 = cb * CB;
+            const cg_band_tensor xt = {CIN - c0 < CB ? CIN - c0 : CB, CB, X_C_STRIDE, X_H_STRIDE,
+                                       X_W_STRIDE, IN_H, IN_W};
+            if (xt.channels < CB) memset(xband, 0, sizeof(float) * XBAND_FLOATS);
+            transform_chunk(x, dy, c0 * X_C_STRIDE, 0, &xt, &xt, t, TILES_W, xband, yband,
+                            v + t * V_T + c0, NULL);
+        }
+        for (int64_t kb = 0; kb < KBLOCKS; kb++) {
+            const int64_t k0 = kb * KB;
+            const cg_band_tensor yt = {COUT - k0 < KB ? COUT - k0 : KB, KB, DY_C_STRIDE,
+                                       DY_H_STRIDE, DY_W_STRIDE, OUT_H, OUT_W};
+            if (yt.channels < KB) memset(yband, 0, sizeof(float) * YBAND_FLOATS);
+            transform_chunk(x, dy, 0, k0 * DY_C_STRIDE, &yt, &yt, t, TILES_W, xband, yband,
+                            NULL, u + t * U_T + k0);
+        }
+    }
+}
+
+/* STAGE 4: the block (cb, kb) of M over all tiles, transformed into dw at once (and db by the
+ * items of the first input channel block). */
+static void staged_products(const cg_kernel_params *params, const float *v, const float *u,
+                            void *dw, void *db) {
+    float m[STAGE == 4 ? SCRATCH_FLOATS : 1] __attribute__((aligned(64)));
+    for (int64_t item = params->work_begin; item < params->work_end; item++) {
+        const int64_t kb = item % KBLOCKS, cb = item / KBLOCKS, c0 = cb * CB, k0 = kb * KB;
+        memset(m, 0, sizeof m); /* BLOCK_FLOATS in stage 4 */
+        for (int xi = 0; xi < XI; xi++)
+            gemm_block(v + xi * V_XI + c0, u + xi * U_XI + k0, ALL_TILES, m + (int64_t)xi * CB * KB);
+        for (int64_t c = c0; c < c0 + CB && c < CIN; c++)
+            for (int q = 0; q < NV && k0 + q * CG_VLEN < COUT; q++) {
+                cg_vec mx[XI];
+#pragma clang loop unroll(full)
+                for (int xi = 0; xi < XI; xi++)
+                    mx[xi] = cg_vload(m + ((int64_t)xi * CB + c - c0) * KB + q * CG_VLEN);
+                store_dw(mx, c, k0 + q * CG_VLEN, dw);
+            }
+        if (WITH_BIAS && cb == 0)
+            for (int64_t k = k0; k < k0 + KB && k < COUT; k++) {
+                float sum = 0.0f;
+                for (int64_t t = 0; t < ALL_TILES; t++) sum += u[BIAS_XI * U_XI + t * U_T + k];
+                STORE(db, k, sum);
+            }
+    }
+}
+
 void cg_f32_conv2d_wbwdwo_k3x3s1x1_5x8_f4_u94f20c07__generic(const cg_kernel_params *params, void *const *buffers) {
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
     float *partials = (float *)(ws + PARTIAL_OFFSET), *bias_partials = (float *)(ws + BIAS_OFFSET);
+    float *v = (float *)(ws + V_OFFSET), *u = (float *)(ws + U_OFFSET);
     if (STAGE == 1)
         products(params, buffers[X_BUF], buffers[DY_BUF], partials, bias_partials);
-    else
+    else if (STAGE == 2)
         finish(params, partials, bias_partials, buffers[CG_T_DW], buffers[CG_T_DB]);
+    else if (STAGE == 3)
+        transform_rows(params, buffers[X_BUF], buffers[DY_BUF], v, u);
+    else
+        staged_products(params, v, u, buffers[CG_T_DW], buffers[CG_T_DB]);
 }
