@@ -89,6 +89,25 @@ static void set_doubles(cg_template_values *v, const char *key, const double *va
     free(joined);
 }
 
+/* The rows of a rows x n transform matrix that pair up as +p and -p (row r + 1 is row r with
+ * its odd terms negated, some of them nonzero): 1 for the first of a pair, 2 for the second, 0
+ * otherwise (cg_wino_apply in templates/cpu/cg_wino.h computes a pair from two half sums). */
+static void set_transform_pairs(cg_template_values *v, const char *key, const double *m, int rows,
+                                int n) {
+    int64_t pairs[8] = {0};
+    for (int r = 0; r + 1 < rows && r + 1 < 8; r++) {
+        if (pairs[r]) continue;
+        int mirror = 1, odd = 0;
+        for (int k = 0; k < n; k++) {
+            double a = m[r * n + k], b = m[(r + 1) * n + k];
+            mirror &= b == (k % 2 ? -a : a);
+            odd |= k % 2 && a != 0.0;
+        }
+        if (mirror && odd) pairs[r] = 1, pairs[r + 1] = 2;
+    }
+    set_list(v, key, pairs, rows);
+}
+
 /* Puts the strides of a weight element (layout_strides.h) as G/CO/CI/F_STRIDE. */
 static void weight_strides(cg_template_values *v, const cg_problem *p, const cg_step *step,
                            int64_t taps) {
@@ -397,6 +416,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     set_planar_storage(v, p->dtype, 1);
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "AT", at, s->wino_m * alpha);
+    set_transform_pairs(v, "BT_PAIRS", bt, alpha, alpha);
     return "cpu/wino_conv.c.in";
 }
 
@@ -424,6 +444,7 @@ static const char *fill_winograd_dw(const cg_plan *plan, const cg_step *s, cg_te
     cg_values_int(v, "SPLITS", s->splits);
     cg_values_int(v, "CHUNK", s->wino_chunk);
     cg_values_int(v, "SEG", s->wino_block[1]);
+    cg_values_int(v, "PREFETCH", s->stream);
     cg_values_int(v, "BATCH", s->src.n);
     cg_values_int(v, "IN_H", s->src.logical[1]);
     cg_values_int(v, "IN_W", s->src.logical[2]);
@@ -451,6 +472,8 @@ static const char *fill_winograd_dw(const cg_plan *plan, const cg_step *s, cg_te
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "A", a, alpha * m);
     set_doubles(v, "GT", gt, 3 * alpha);
+    set_transform_pairs(v, "BT_PAIRS", bt, alpha, alpha);
+    set_transform_pairs(v, "A_PAIRS", a, alpha, m);
     return "cpu/wino_dw.c.in";
 }
 

@@ -183,7 +183,8 @@ typedef struct cg_step {
      * wino_stage 1 (fused: WINO_DW with WINO_DW_OUT), or 3 and 4 (staged: WINO_DW_IN, then
      * WINO_DW with the output transform, V and U at wino_v_offset and wino_m_offset); fused:
      * splits of the tiles, partial_offset: their blocks of M [split][cblock][kblock][xi]
-     * [cin_pad][nv * vlen]; bias_offset: db partials [split][kblock][nv * vlen]. */
+     * [cin_pad][nv * vlen]; bias_offset: db partials [split][kblock][nv * vlen]; stream: x and
+     * dy exceed the L3, bands are prefetched a chunk ahead. */
     int64_t cin_pad;             /* cin rounded up to whole vectors */
     int64_t scratch_bytes;       /* stack scratch of one kernel call */
 

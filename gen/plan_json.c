@@ -300,6 +300,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_int(b, obj, "band_tiles", s->wino_block[1]);
         put_int(b, obj, "cin_block", s->cin_pad);
         put_int(b, obj, "wino_stage", s->wino_stage);
+        put_bool(b, obj, "prefetch", s->stream);
         if (s->wino_stage >= 3) put_int(b, obj, "wino_v_offset", s->wino_v_offset);
         if (s->wino_stage >= 3) put_int(b, obj, "wino_u_offset", s->wino_m_offset);
         put_int(b, obj, "scratch_bytes", s->scratch_bytes);

@@ -203,6 +203,9 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
         return CG_OK;
     }
     products->wino_stage = 1;
+    /* x and dy beyond the L3: each chunk prefetches the next one's bands (wino_dw.c.in) */
+    products->stream = cg_view_bytes(&products->src) + cg_view_bytes(&products->src2) >
+                       plan->target.l3_bytes;
     products->wino_chunk = choose_chunk(plan, &s);
     products->wino_block[1] = band_tiles(products->wino_chunk);
     products->splits = choose_splits(plan, &s, products->wino_chunk);

@@ -46,6 +46,7 @@
 #define U_OFFSET 0
 #define CHUNK 18
 #define SEG 8 /* tiles per band load: a row of tiles is loaded SEG at a time */
+#define PREFETCH 0 /* 1: x and dy exceed the L3, the next chunk's bands are prefetched */
 #define BATCH 2
 #define IN_H 9
 #define IN_W 11
@@ -119,6 +120,8 @@ _Static_assert(CB % CG_VLEN == 0, "input channel blocks are whole vectors");
 static const float bt[ALPHA * ALPHA] = {4, 0, -5, 0, 1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0, 0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
 static const float a[ALPHA * MT] = {1, 0, 0, 0, 1, 1, 1, 1, 1, -1, 1, -1, 1, 2, 4, 8, 1, -2, 4, -8, 0, 0, 0, 1};
 static const float gt[3 * ALPHA] = {0.25, -0.16666666666666666, -0.16666666666666666, 0.041666666666666664, 0.041666666666666664, 0, 0, -0.16666666666666666, 0.16666666666666666, 0.083333333333333329, -0.083333333333333329, 0, 0, -0.16666666666666666, -0.16666666666666666, 0.16666666666666666, 0.16666666666666666, 1};
+/* rows of BT and A paired as +p and -p (cg_wino_apply) */
+static const int bt_pairs[ALPHA] = {0, 1, 2, 1, 2, 0}, a_pairs[ALPHA] = {0, 1, 2, 1, 2, 0};
 
 /* V = BT e BT^T of one tile's x window (rows `pitch` floats apart in the band, CB floats per
  * pixel) for one vector of channels; the xi-th result at v[xi * V_XI]. */
@@ -130,34 +133,32 @@ static inline __attribute__((always_inline)) void x_transform(const float *win, 
 #pragma clang loop unroll(full)
         for (int j = 0; j < ALPHA; j++) d[i][j] = cg_vload(win + i * pitch + j * CB);
 #pragma clang loop unroll(full)
+    for (int j = 0; j < ALPHA; j++) cg_wino_apply(bt, bt_pairs, ALPHA, ALPHA, &d[0][j], ALPHA, &t[0][j], ALPHA);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ALPHA; i++) cg_wino_apply(bt, bt_pairs, ALPHA, ALPHA, &t[i][0], 1, &d[i][0], 1);
+#pragma clang loop unroll(full)
     for (int i = 0; i < ALPHA; i++)
 #pragma clang loop unroll(full)
-        for (int j = 0; j < ALPHA; j++) t[i][j] = cg_wino_comb(&bt[i * ALPHA], &d[0][j], ALPHA, ALPHA);
-#pragma clang loop unroll(full)
-    for (int i = 0; i < ALPHA; i++)
-#pragma clang loop unroll(full)
-        for (int j = 0; j < ALPHA; j++)
-            cg_vstore(v + (i * ALPHA + j) * V_XI, cg_wino_comb(&bt[j * ALPHA], &t[i][0], ALPHA, 1));
+        for (int j = 0; j < ALPHA; j++) cg_vstore(v + (i * ALPHA + j) * V_XI, d[i][j]);
 }
 
 /* U = A d A^T of one tile's dy window (MT x MT, rows `pitch` floats apart, KB floats per
  * pixel) for one vector of output channels; the xi-th result at u[xi * U_XI]. */
 static inline __attribute__((always_inline)) void dy_transform(const float *win, int64_t pitch,
                                                                float *u) {
-    cg_vec d[MT][MT], t[ALPHA][MT];
+    cg_vec d[MT][MT], t[ALPHA][MT], w[ALPHA][ALPHA];
 #pragma clang loop unroll(full)
     for (int i = 0; i < MT; i++)
 #pragma clang loop unroll(full)
         for (int j = 0; j < MT; j++) d[i][j] = cg_vload(win + i * pitch + j * KB);
 #pragma clang loop unroll(full)
+    for (int j = 0; j < MT; j++) cg_wino_apply(a, a_pairs, ALPHA, MT, &d[0][j], MT, &t[0][j], MT);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < ALPHA; i++) cg_wino_apply(a, a_pairs, ALPHA, MT, &t[i][0], 1, &w[i][0], 1);
+#pragma clang loop unroll(full)
     for (int i = 0; i < ALPHA; i++)
 #pragma clang loop unroll(full)
-        for (int j = 0; j < MT; j++) t[i][j] = cg_wino_comb(&a[i * MT], &d[0][j], MT, MT);
-#pragma clang loop unroll(full)
-    for (int i = 0; i < ALPHA; i++)
-#pragma clang loop unroll(full)
-        for (int j = 0; j < ALPHA; j++)
-            cg_vstore(u + (i * ALPHA + j) * U_XI, cg_wino_comb(&a[j * MT], &t[i][0], MT, 1));
+        for (int j = 0; j < ALPHA; j++) cg_vstore(u + (i * ALPHA + j) * U_XI, w[i][j]);
 }
 
 /* m[r][0..KB) += sum_i v[i][r] * u[i][0..KB) for mr (<= MR) input channels r of one xi over
@@ -197,10 +198,12 @@ static inline int64_t segment_at(int64_t tile, int64_t left, int64_t *n, int64_t
     return seg < SEG ? seg : SEG;
 }
 
-/* The next chunk's bands, prefetched a slice per xi while this chunk's GEMMs run: a
- * channels-first band is channels x rows separate row pieces, more streams than the hardware
- * prefetchers follow (S4 spent a third of its time loading bands, 64 dy planes at a time),
- * and issued all at once the prefetches overflow the core's miss buffers. */
+/* The next chunk's bands, prefetched a slice per xi while this chunk's GEMMs run, where x and
+ * dy come from memory: a channels-first band is channels x rows separate row pieces, more
+ * streams than the hardware prefetchers follow (S4 spent a third of its time loading bands,
+ * 64 dy planes at a time), and issued all at once the prefetches overflow the core's miss
+ * buffers. (From the L3 the prefetches cost more instructions than they save: S4 at batch 1
+ * ran 4% slower with them.) */
 typedef struct band_plan {
     int64_t segments, x_pieces, pieces; /* per segment: x's pieces, then dy's */
     int64_t n[CHUNK], ty[CHUNK], tx[CHUNK], len[CHUNK];
@@ -294,14 +297,16 @@ static void products(const cg_kernel_params *params, const void *x, const void *
             const int64_t nt = t1 - t < CHUNK ? t1 - t : CHUNK;
             transform_chunk(x, dy, c0 * X_C_STRIDE, k0 * DY_C_STRIDE, &xt, &yt, t, nt, xband,
                             yband, v, u);
-            band_plan next;
-            plan_bands(t + nt, t1 - t - nt < CHUNK ? t1 - t - nt : CHUNK, &xt, &yt, &next);
+            band_plan next = {0};
+            if (PREFETCH)
+                plan_bands(t + nt, t1 - t - nt < CHUNK ? t1 - t - nt : CHUNK, &xt, &yt, &next);
             if (WITH_BIAS && cb == 0)
                 for (int64_t i = 0; i < nt; i++)
                     for (int q = 0; q < NV; q++)
                         bias[q] = cg_vadd(bias[q], cg_vload(u + BIAS_XI * U_XI + i * U_T + q * CG_VLEN));
             for (int xi = 0; xi < XI; xi++) {
-                prefetch_slice(x, dy, c0 * X_C_STRIDE, k0 * DY_C_STRIDE, &xt, &yt, &next, xi);
+                if (PREFETCH)
+                    prefetch_slice(x, dy, c0 * X_C_STRIDE, k0 * DY_C_STRIDE, &xt, &yt, &next, xi);
                 gemm_block(v + xi * V_XI, u + xi * U_XI, nt, m + (int64_t)xi * CB * KB);
             }
         }
