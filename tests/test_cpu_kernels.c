@@ -170,6 +170,42 @@ static void test_split_remainders(void **state) {
     }
 }
 
+/* Builds the problems of config into test pack `leaf` for every CPU ISA with the plan
+ * overrides (JSON text) and, when env is given ("NAME=VALUE"), that variable set; checks that
+ * `planned` (a shell test on the pack directory, %s; NULL: none) holds, then every problem
+ * against the reference on every ISA. */
+static void check_override_pack(const char *leaf, const char *config, const char *overrides,
+                                const char *env, const char *planned) {
+    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400], json[64], var[64];
+    snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
+    cg_make_dirs(parent, msg);
+    snprintf(json, sizeof json, "%s.json", leaf);
+    snprintf(path, sizeof path, "%s", cgt_pack_dir(json));
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "%s\n", overrides);
+    fclose(file);
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    cg_gen_options options = {.targets = CG_TARGET_CPU,
+                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
+                                          (1u << CG_ISA_GENERIC),
+                              .threads = 2, .plan_file = path};
+    snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
+    const char *value = env ? strchr(env, '=') : NULL;
+    snprintf(var, sizeof var, "%.*s", value ? (int)(value - env) : 0, env ? env : "");
+    if (value) setenv(var, value + 1, 1);
+    cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
+    if (value) unsetenv(var);
+    if (built != CG_OK) fail_msg("%s: %s", leaf, msg);
+    if (planned) {
+        snprintf(grep, sizeof grep, planned, dir);
+        if (system(grep) != 0) fail_msg("%s: not planned as the test needs: %s", leaf, grep);
+    }
+    check_pack_on_every_isa(dir, problems, count, leaf);
+    free(problems);
+}
+
 /* Winograd plans the heuristic does not make: F(2x2,3x3) on the 2-D Winograd families (f32
  * and bf16; the heuristic picks F(4x4); the 3-D depth sum does not depend on the tile), Winograd forced on channel counts below a vector (the
  * scalar edges of the band load and store; an image one column wide), both tiles, and the
@@ -218,75 +254,13 @@ static void test_winograd_overrides(void **state) {
         {"wino_staged_f4", "{\"winograd\": 1}", staged, 1},
         {"wino_staged_small_f2", "{\"winograd\": 2}", small, 1},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char path[4200], dir[4200], parent[4200], leaf[64], msg[CG_MSG_MAX];
-        snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
-        cg_make_dirs(parent, msg);
-        snprintf(leaf, sizeof leaf, "%s.json", cases[i].leaf);
-        snprintf(path, sizeof path, "%s", cgt_pack_dir(leaf));
-        FILE *file = fopen(path, "w");
-        assert_non_null(file);
-        fprintf(file, "%s\n", cases[i].overrides);
-        fclose(file);
-        int count;
-        cg_problem *problems = cgt_parse(cases[i].config, &count);
-        cg_gen_options options = {.targets = CG_TARGET_CPU,
-                                  .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                              (1u << CG_ISA_GENERIC),
-                                  .threads = 2, .plan_file = path};
-        snprintf(dir, sizeof dir, "%s", cgt_pack_dir(cases[i].leaf));
-        if (cases[i].tiny_l3) setenv("CONVGRAD_L3_BYTES", "4096", 1);
-        cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
-        unsetenv("CONVGRAD_L3_BYTES");
-        assert_int_equal(built, CG_OK);
-        if (cases[i].tiny_l3) { /* the path under test is really planned */
-            char grep[4400];
-            snprintf(grep, sizeof grep, "grep -q 'define STAGE 2' %s/src/*wbwddg*__avx512.c", dir);
-            assert_int_equal(system(grep), 0);
-        }
-        cgrt_pack *pack;
-        assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
-        int failures = 0;
-        for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++)
-            failures += check_problems(pack, problems, count, (cg_isa)isa, cases[i].leaf);
-        print_message("%s: %d problems x 3 ISAs, %d failures\n", cases[i].leaf, count, failures);
-        assert_int_equal(failures, 0);
-        cgrt_pack_close(pack);
-        free(problems);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_override_pack(cases[i].leaf, cases[i].config, cases[i].overrides,
+                            cases[i].tiny_l3 ? "CONVGRAD_L3_BYTES=4096" : NULL,
+                            cases[i].tiny_l3 ? "grep -q 'define STAGE 2' %s/src/*wbwddg*__avx512.c"
+                                             : NULL);
     free(families);
     free(staged);
-}
-
-/* Builds the Winograd dw problems of config into test pack `leaf` for every CPU ISA with plan
- * overrides (and CONVGRAD_L2_BYTES=l2 when given), checks that `planned` (a shell test on the
- * pack directory, %s) holds, and every problem against the reference on every ISA. */
-static void check_winograd_dw_pack(const char *leaf, const char *config, const char *overrides,
-                                   const char *l2, const char *planned) {
-    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400], json[64];
-    snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
-    cg_make_dirs(parent, msg);
-    snprintf(json, sizeof json, "%s.json", leaf);
-    snprintf(path, sizeof path, "%s", cgt_pack_dir(json));
-    FILE *file = fopen(path, "w");
-    assert_non_null(file);
-    fprintf(file, "%s\n", overrides);
-    fclose(file);
-    int count;
-    cg_problem *problems = cgt_parse(config, &count);
-    cg_gen_options options = {.targets = CG_TARGET_CPU,
-                              .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                          (1u << CG_ISA_GENERIC),
-                              .threads = 2, .plan_file = path};
-    snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
-    if (l2) setenv("CONVGRAD_L2_BYTES", l2, 1);
-    cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
-    unsetenv("CONVGRAD_L2_BYTES");
-    if (built != CG_OK) fail_msg("%s: %s", leaf, msg);
-    snprintf(grep, sizeof grep, planned, dir);
-    if (system(grep) != 0) fail_msg("%s: not planned as the test needs: %s", leaf, grep);
-    check_pack_on_every_isa(dir, problems, count, leaf);
-    free(problems);
 }
 
 /* Winograd dw as only large problems plan it, on small ones. Fused: a target that claims a 64
@@ -308,9 +282,10 @@ static void test_winograd_dw_chunks(void **state) {
         "{\"name\":\"odd_nl\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
         "\"layout\":\"NHWC\",\"n\":3,\"c\":20,\"k\":37,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
-    check_winograd_dw_pack("wino_dw_chunks", config, "{\"splits\": 3, \"nv\": 1}", "65536",
-                           "test $(grep -l 'define CHUNK 2' %s/src/*wbwdw_*__avx512.c | xargs "
-                           "grep -l 'define SPLITS 3' | wc -l) -eq 3");
+    check_override_pack("wino_dw_chunks", config, "{\"splits\": 3, \"nv\": 1}",
+                        "CONVGRAD_L2_BYTES=65536",
+                        "test $(grep -l 'define CHUNK 2' %s/src/*wbwdw_*__avx512.c | xargs "
+                        "grep -l 'define SPLITS 3' | wc -l) -eq 3");
     static const char staged[] =
         "{\"problems\": ["
         "{\"name\":\"blocks_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
@@ -321,8 +296,8 @@ static void test_winograd_dw_chunks(void **state) {
         "{\"name\":\"asym_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
         "\"layout\":\"NCHW\",\"n\":3,\"c\":40,\"k\":50,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
-    check_winograd_dw_pack("wino_dw_staged", staged, "{\"nv\": 1}", NULL,
-                           "test $(ls %s/src/*wbwdwi_*.c | wc -l) -eq 9");
+    check_override_pack("wino_dw_staged", staged, "{\"nv\": 1}", NULL,
+                        "test $(ls %s/src/*wbwdwi_*.c | wc -l) -eq 9");
 }
 
 /* Non-temporal stores are planned only for data far larger than the L3; a target that claims

@@ -1383,18 +1383,28 @@ static const struct wino_dw_case {
     {"bwdw_f32_nchw_g1mb2ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0, 0, 0, 0},
 };
 
+/* The plan of problem string `text` for the base target on `isa` with a Winograd override,
+ * failing unless its Winograd tile is m; the parsed problem and target in *p and *t. */
+static cg_plan *wino_plan(const char *text, cg_isa isa, int force, int m, cg_problem *p,
+                          cg_target *t) {
+    *p = parse(text);
+    *t = base_target;
+    t->isa = isa;
+    t->force_winograd = force;
+    cg_plan *plan = plan_for(p, t);
+    if (plan->winograd != m)
+        fail_msg("%s on %s (force %d): winograd %d, expected %d", text, cg_isa_name(isa), force,
+                 plan->winograd, m);
+    return plan;
+}
+
 static void test_winograd_dw(void **state) {
     (void)state;
     for (size_t c = 0; c < sizeof wino_dw_cases / sizeof wino_dw_cases[0]; c++) {
         const struct wino_dw_case *wc = &wino_dw_cases[c];
-        cg_problem p = parse(wc->problem);
-        cg_target t = base_target;
-        t.isa = wc->isa;
-        t.force_winograd = wc->force;
-        cg_plan *plan = plan_for(&p, &t);
-        if (plan->winograd != wc->m)
-            fail_msg("%s on %s (force %d): winograd %d, expected %d", wc->problem,
-                     cg_isa_name(wc->isa), wc->force, plan->winograd, wc->m);
+        cg_problem p;
+        cg_target t;
+        cg_plan *plan = wino_plan(wc->problem, wc->isa, wc->force, wc->m, &p, &t);
         const cg_step *prod = find_kind(plan, CG_STEP_WINO_DW), *out = find_kind(plan, CG_STEP_WINO_DW_OUT);
         const cg_step *in = find_kind(plan, CG_STEP_WINO_DW_IN);
         if (!wc->m) {
@@ -1493,14 +1503,9 @@ static void test_winograd_choice(void **state) {
     (void)state;
     for (size_t c = 0; c < sizeof wino_cases / sizeof wino_cases[0]; c++) {
         const struct wino_case *wc = &wino_cases[c];
-        cg_problem p = parse(wc->problem);
-        cg_target t = base_target;
-        t.isa = wc->isa;
-        t.force_winograd = wc->force;
-        cg_plan *plan = plan_for(&p, &t);
-        if (plan->winograd != wc->m)
-            fail_msg("%s on %s (force %d): winograd %d, expected %d", wc->problem,
-                     cg_isa_name(wc->isa), wc->force, plan->winograd, wc->m);
+        cg_problem p;
+        cg_target t;
+        cg_plan *plan = wino_plan(wc->problem, wc->isa, wc->force, wc->m, &p, &t);
         int ops = !!(p.ops & CG_OP_FWD) + !!(p.ops & CG_OP_BWD_DATA);
         int fused = wc->m && !wc->staged ? ops : 0, staged = wc->m && wc->staged ? ops : 0;
         assert_int_equal(count_kind(plan, CG_STEP_WINO_CONV), fused);
