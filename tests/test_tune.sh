@@ -95,7 +95,7 @@ plan_of() {
     "$PY" - "$1/plans/tiny__$ISA.json" "$1/manifest.json" <<'EOF'
 import json, sys
 plan, manifest = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-step = [s for s in plan["steps"] if s["kind"] == "dw_partial"][0]
+step = [s for s in plan["steps"] if s["kind"] in ("dw_partial", "wino_dw")][0]  # Winograd dw: 16, 32 channels
 variant = [v for v in manifest["problems"][0]["cpu"] if v["isa"] == plan["target"]["isa"]][0]
 assert variant["tuned"] == plan["target"]["tuned"], (variant, plan["target"])
 print(str(plan["target"]["tuned"]).lower(), step["mr"], step["splits"])

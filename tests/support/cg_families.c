@@ -85,7 +85,9 @@ const cgt_family cgt_families[] = {
     {"planar_1x1_1d_s2", 1, "\"op\":\"bwd_data\",\"n\":3,\"c\":7,\"k\":5,\"input\":[41],\"filter\":[1],\"stride\":[2]"},
     {"planar_1x1_3d_s2", 3, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":8,\"groups\":2,\"input\":[5,4,7],\"filter\":[1,1,1],\"stride\":[2,1,2]"},
     /* reorders through whole register blocks: rows with a tail past the last block (21) and
-     * rows shorter than a block (7), channels a multiple of 16 (dw reads x and dy reordered) */
+     * rows shorter than a block (7), channels a multiple of 16 (dw reads x and dy reordered;
+     * on the CPU the 3x3 one is Winograd dw, reading both in place, so the reorders run on
+     * Vulkan and in the 2x2 one) */
     {"dw_reorder_tail", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":16,\"k\":32,\"input\":[5,21],\"filter\":[3,3],\"pad\":[1,1]"},
     {"dw_reorder_short", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":32,\"k\":16,\"input\":[6,7],\"filter\":[2,2],\"stride\":[1,1]"},
     {"dw_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":3,\"k\":5,\"input\":[4,5,6],\"filter\":[2,3,2],\"stride\":[1,2,1],\"pad\":[1,1,0]"},
@@ -102,7 +104,9 @@ const cgt_family cgt_families[] = {
      * along rows, 1x1 planes folded into one row) */
     /* dense dw with few input channels on NC...: x rows turned channels-last, dy broadcast from
      * its planes (AVX-512: 16 input channels; AVX2: 8), output-channel tail, row stride 2 and
-     * column dilation, 1-D */
+     * column dilation, 1-D. The first (3x3 stride 1, 16 x 37 channels, db) is planned as
+     * Winograd dw on the CPU (fused, a ragged block of 3 output channel vectors, 37-pixel rows
+     * in bands of 8 tiles); the others keep the x-turning kernel. */
     {"dw_xturn_bias", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":16,\"k\":37,\"input\":[5,37],\"filter\":[3,3],\"pad\":[1,1]"},
     {"dw_xturn_s2_dil", 2, "\"op\":\"bwd_weight\",\"n\":3,\"c\":16,\"k\":40,\"input\":[9,40],\"filter\":[3,3],\"stride\":[2,1],\"dilation\":[1,2],\"pad\":[1,2]"},
     {"dw_xturn_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":16,\"k\":33,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
@@ -129,9 +133,6 @@ const cgt_family cgt_families[] = {
     {"wino_3d_pad", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[4,6,5],\"filter\":[3,3,3],\"pad_lo\":[0,0,2],\"pad_hi\":[2,2,0]"},
     {"wino_3d_kd2", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":16,\"k\":16,\"input\":[3,5,4],\"filter\":[2,3,3],\"pad_lo\":[3,1,1],\"pad_hi\":[0,1,1]"},
     {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":128,\"k\":128,\"input\":[2,62],\"filter\":[3,3],\"pad\":[1,1]"},
-    /* Winograd dw (3x3 stride 1, dw and db alone, >= 16 channels each way): channel counts off
-     * the vector width, tile tails in both dims, asymmetric padding with 0 and 2 sides */
-    {"wino_dw_odd", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":20,\"k\":37,\"input\":[11,7],\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[1,0]"},
     /* forward, and everything at once */
     {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
     {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},
