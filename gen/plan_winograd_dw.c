@@ -18,8 +18,9 @@
  * the L3: WINO_DW_IN (region 1) transforms each tile row once into V and U in the workspace,
  * WINO_DW (region 2) runs a block's GEMMs over all tiles and transforms its M into dw.
  *
- * Accuracy (f32, random inputs in [-1, 1], max error relative to dw's scale, against the
- * tolerance of cg_reference.h): measured by the kernel tests, see tests/test_cpu_kernels.c.
+ * Accuracy (random inputs in [-1, 1], max error over dw's scale / the tolerance of
+ * cg_reference.h, `convgrad sweep` and tests/test_torch.py): f32 0.012-0.043, f16 0.28, bf16
+ * up to 0.38 (README, "Winograd dw").
  */
 #include <string.h>
 
@@ -27,9 +28,10 @@
 #include "tiles.h"
 
 /* Input channels per item: transforming x costs about as much as 10 GEMM FMAs per tile and
- * vector of channels for every output channel vector it feeds, and dy's transform 6; blocks of
- * 64 x 64 channels keep the transforms near a quarter of the GEMM's instructions while an
- * item's block of M (36 x 64 x 64 floats, 576 KiB) still fits the L2 it is added into. */
+ * vector of channels for every output channel vector it feeds, and dy's transform 6, so the
+ * transforms take 6.4 / CBLOCK + 10 / (NV x 16) of the GEMM's instructions (a third at 32 x
+ * 64 channels); an item's block of M (36 x 32 x 64 floats, 288 KiB) stays in the L2 beside its
+ * scratch. Blocks of 64 (576 KiB of M) ran 12% slower on 128 x 128 channels at 28x28. */
 #define CBLOCK_TARGET 32
 
 /* The stack scratch of one item (bands, V and U of a chunk) stays under half the L2, and under

@@ -18,8 +18,8 @@
  *
  * STAGE 1 (region 2), work item = (split s, block of CB input channels, block of KB = NV
  * vectors of output channels): for its split's range of tiles, CHUNK tiles at a time, load the
- * x and dy bands of the chunk's tiles (a row of tiles at a time, f32 channels-last on the
- * stack, zero outside the tensors), transform them (lanes along the channels) into
+ * x and dy bands of the chunk's tiles (up to SEG tiles of a row at a time, f32 channels-last
+ * on the stack, zero outside the tensors), transform them (lanes along the channels) into
  * V[xi][tile][CB] and U[xi][tile][KB], and add the chunk's XI products into the item's own
  * block of M in the workspace (register tiles of MR input channels x NV vectors). db rides on
  * U: the transform's point 1 x 1 (xi = ALPHA + 1) is the plain sum of the tile's dy.
