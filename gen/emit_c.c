@@ -350,6 +350,16 @@ static void set_tensor_strides(cg_template_values *v, const char *prefix, const 
     }
 }
 
+/* How a Winograd kernel reads (and writes) the problem's tensors: channels-first bands by
+ * register transposes, channels-last by vector copies, in the storage dtype (cg_wino.h). */
+static void set_wino_storage(cg_template_values *v, const cg_problem *p, int stores) {
+    cg_values_int(v, "LOAD_MODE", p->channels_last ? 1 : 0);
+    cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
+    set_planar_storage(v, p->dtype, stores);
+}
+
 /* The Winograd steps (plan_winograd.c): transform matrices from the step's tile size. */
 static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
@@ -377,7 +387,6 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         return "cpu/wino_weights.c.in";
     }
-    int mode = p->channels_last ? 1 : 0;
     cg_values_set(v, "IN_BUF", "%s", buffer_symbol(s->src.buffer));
     cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
     cg_values_int(v, "IN_D", s->src.logical[0]);
@@ -408,12 +417,8 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "BATCH", s->src.n);
     set_tensor_strides(v, "IN", p, s->src.buffer);
     set_tensor_strides(v, "OUT", p, s->dst.buffer);
-    cg_values_int(v, "LOAD_MODE", mode);
-    cg_values_int(v, "STORE_MODE", mode);
-    cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
-    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
-    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
-    set_planar_storage(v, p->dtype, 1);
+    cg_values_int(v, "STORE_MODE", p->channels_last ? 1 : 0);
+    set_wino_storage(v, p, 1);
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "AT", at, s->wino_m * alpha);
     set_transform_pairs(v, "BT_PAIRS", bt, alpha, alpha);
@@ -464,11 +469,7 @@ static const char *fill_winograd_dw(const cg_plan *plan, const cg_step *s, cg_te
     cg_values_int(v, "CO_STRIDE", w.cout);
     cg_values_int(v, "CI_STRIDE", w.cin);
     cg_values_int(v, "F_STRIDE", w.tap);
-    cg_values_int(v, "LOAD_MODE", p->channels_last ? 1 : 0);
-    cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
-    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
-    cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(p->dtype));
-    set_planar_storage(v, p->dtype, 0);
+    set_wino_storage(v, p, 0);
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "A", a, alpha * m);
     set_doubles(v, "GT", gt, 3 * alpha);

@@ -83,6 +83,8 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
+/* Stack bytes a Winograd kernel call may use: half the L2, at most 512 KiB. */
+int64_t cg_winograd_scratch_budget(const cg_target *t);
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg);
 /* plan_winograd_dw.c: the same for a 2-D 3x3 stride-1 dw (and db) alone; and its steps. */
 int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims);

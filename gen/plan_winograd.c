@@ -101,7 +101,7 @@ static int64_t scratch_of(const wino_shape *s, int64_t r, int64_t c) {
     return 4 * scratch_layout(s, r, c).total;
 }
 
-static int64_t scratch_budget(const cg_target *t) {
+int64_t cg_winograd_scratch_budget(const cg_target *t) {
     int64_t half_l2 = t->l2_bytes > 0 ? t->l2_bytes / 2 : SCRATCH_CAP;
     return half_l2 < SCRATCH_CAP ? half_l2 : SCRATCH_CAP;
 }
@@ -151,7 +151,7 @@ static int staged_applies(const cg_plan *plan, const wino_shape *s, int64_t batc
     const int64_t tiles = batch * s->tiles[0] * s->tiles[1];
     if ((int64_t)s->alpha * s->alpha * tiles * (s->cin_pad + s->cout_pad) * 4 > STAGED_WS_CAP)
         return 0;
-    const int64_t budget = scratch_budget(&plan->target);
+    const int64_t budget = cg_winograd_scratch_budget(&plan->target);
     return staged_band_bytes(s, 0) <= budget && staged_band_bytes(s, 1) <= budget;
 }
 
@@ -180,7 +180,7 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
         wino_shape s = shape_of(plan, dims, m, dx);
         int staged = staged_applies(plan, &s, p->n);
-        if (!staged && scratch_of(&s, 1, 1) > scratch_budget(&plan->target)) return 0;
+        if (!staged && scratch_of(&s, 1, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;
         if (!forced && !staged && u_bytes_of(&s) > U_BYTES_CAP) return 0;
     }
     return m;
@@ -200,7 +200,7 @@ static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
  * beyond its own run of planes, so longer runs waste less. */
 static void choose_block(const cg_plan *plan, const wino_shape *s, int64_t out_d, int64_t block[2],
                          int64_t *planes) {
-    int64_t budget = scratch_budget(&plan->target), c = s->tiles[1];
+    int64_t budget = cg_winograd_scratch_budget(&plan->target), c = s->tiles[1];
     while (c > 1 && scratch_of(s, 1, c) > budget) c--;
     int64_t blocks_w = (s->tiles[1] + c - 1) / c;
     c = (s->tiles[1] + blocks_w - 1) / blocks_w;

@@ -34,10 +34,6 @@
  * scratch. Blocks of 64 (576 KiB of M) ran 12% slower on 128 x 128 channels at 28x28. */
 #define CBLOCK_TARGET 32
 
-/* The stack scratch of one item (bands, V and U of a chunk) stays under half the L2, and under
- * the 512 KiB every thread's stack can give (the fused Winograd kernels' cap). */
-#define SCRATCH_CAP ((int64_t)512 << 10)
-
 typedef struct wdw_shape {
     int m, alpha, nv, vlen;
     int64_t cblock, kblock, cblocks, kblocks, tiles[2], all_tiles;
@@ -71,24 +67,23 @@ static wdw_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m) {
 
 static int64_t band_tiles(int64_t chunk) { return chunk < BAND_TILES ? chunk : BAND_TILES; }
 
-/* Floats of an item's scratch for chunks of `chunk` tiles (wino_dw.c.in: SCRATCH_FLOATS). */
-static int64_t scratch_floats(const wdw_shape *s, int64_t chunk) {
-    int64_t seg = band_tiles(chunk);
-    int64_t xband = s->alpha * (s->m * seg + 2) * s->cblock;
-    int64_t yband = (int64_t)s->m * s->m * seg * s->kblock;
-    int64_t a2 = (int64_t)s->alpha * s->alpha;
-    return xband + yband + a2 * chunk * (s->cblock + s->kblock);
+/* Floats of the x and dy bands of `seg` tiles (wino_dw.c.in: XBAND_FLOATS + YBAND_FLOATS). */
+static int64_t band_floats(const wdw_shape *s, int64_t seg) {
+    return s->alpha * (s->m * seg + 2) * s->cblock + (int64_t)s->m * s->m * seg * s->kblock;
 }
 
-static int64_t scratch_budget(const cg_target *t) {
-    int64_t half_l2 = t->l2_bytes > 0 ? t->l2_bytes / 2 : SCRATCH_CAP;
-    return half_l2 < SCRATCH_CAP ? half_l2 : SCRATCH_CAP;
+/* Floats of a fused item's scratch for chunks of `chunk` tiles (wino_dw.c.in: SCRATCH_FLOATS).
+ * Its budget, cg_winograd_scratch_budget: half the L2 and at most the 512 KiB every thread's
+ * stack can give. */
+static int64_t scratch_floats(const wdw_shape *s, int64_t chunk) {
+    int64_t a2 = (int64_t)s->alpha * s->alpha;
+    return band_floats(s, band_tiles(chunk)) + a2 * chunk * (s->cblock + s->kblock);
 }
 
 /* Tiles per chunk: as many as the scratch budget holds, up to 32 (each chunk's GEMMs load
  * and store the item's block of M once: 32 tiles amortize that over 32 FMAs per accumulator). */
 static int64_t choose_chunk(const cg_plan *plan, const wdw_shape *s) {
-    int64_t chunk = 32, budget = scratch_budget(&plan->target);
+    int64_t chunk = 32, budget = cg_winograd_scratch_budget(&plan->target);
     while (chunk > 1 && 4 * scratch_floats(s, chunk) > budget) chunk--;
     return chunk < s->all_tiles ? chunk : s->all_tiles;
 }
@@ -117,7 +112,7 @@ static int staged_applies(const cg_plan *plan, const wdw_shape *s) {
     const int64_t bytes = (int64_t)s->alpha * s->alpha * s->all_tiles *
                           (s->cblocks * s->cblock + s->kblocks * s->kblock) * 4;
     return bytes <= plan->target.l3_bytes / 2 &&
-           4 * (int64_t)s->alpha * s->alpha * s->cblock * s->kblock <= scratch_budget(&plan->target);
+           4 * (int64_t)s->alpha * s->alpha * s->cblock * s->kblock <= cg_winograd_scratch_budget(&plan->target);
 }
 
 /* The staged steps: products (already filled with the shared fields) as WINO_DW stage 4, an
@@ -137,8 +132,7 @@ static void plan_staged(cg_plan *plan, const wdw_shape *s, cg_step *products, cg
     *in = *products;
     in->kind = CG_STEP_WINO_DW_IN;
     in->wino_stage = 3;
-    int64_t seg = in->wino_block[1];
-    in->scratch_bytes = 4 * (s->alpha * (s->m * seg + 2) * s->cblock + (int64_t)s->m * s->m * seg * s->kblock);
+    in->scratch_bytes = 4 * band_floats(s, in->wino_block[1]);
     in->work_items = plan->problem.n * s->tiles[0];
     cg_name_step(plan, in, "wbwdwi");
 }
@@ -157,7 +151,7 @@ int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims) {
     if (!forced && (p->c < 16 || p->k < 16)) return 0;
     int m = forced == 2 || forced == 4 ? forced : 4;
     wdw_shape s = shape_of(plan, dims, m);
-    if (4 * scratch_floats(&s, 1) > scratch_budget(&plan->target)) return 0;
+    if (4 * scratch_floats(&s, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;
     return m;
 }
 

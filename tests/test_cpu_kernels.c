@@ -263,6 +263,14 @@ static void test_winograd_overrides(void **state) {
     free(staged);
 }
 
+/* 70 x 33 channels on 13x10 planes, f32 channels-first with db and f16 channels-last */
+#define BLOCKS_PROBLEMS                                                                         \
+        "{\"name\":\"blocks_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\"," \
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3]," \
+        "\"pad\":[1,1]}," \
+        "{\"name\":\"blocks_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\"," \
+        "\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
+
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
  * only large problems plan it, on small ones. Fused: a target that claims a 96 KiB L2 makes
  * chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows and
@@ -277,11 +285,7 @@ static void test_winograd_dw_chunks(void **state) {
     (void)state;
     static const char config[] =
         "{\"problems\": ["
-        "{\"name\":\"blocks_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
-        "\"layout\":\"NCHW\",\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],"
-        "\"pad\":[1,1]},"
-        "{\"name\":\"blocks_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
-        "\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
+        BLOCKS_PROBLEMS
         "{\"name\":\"odd_nl\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
         "\"layout\":\"NHWC\",\"n\":3,\"c\":20,\"k\":37,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
@@ -290,11 +294,7 @@ static void test_winograd_dw_chunks(void **state) {
                         "grep -l 'define SPLITS 3' | wc -l) -eq 3");
     static const char staged[] =
         "{\"problems\": ["
-        "{\"name\":\"blocks_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
-        "\"layout\":\"NCHW\",\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],"
-        "\"pad\":[1,1]},"
-        "{\"name\":\"blocks_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
-        "\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
+        BLOCKS_PROBLEMS
         "{\"name\":\"asym_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
         "\"layout\":\"NCHW\",\"n\":3,\"c\":40,\"k\":50,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
