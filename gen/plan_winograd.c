@@ -126,12 +126,16 @@ static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int 
 }
 
 /* Staged plans (WINO_IN, WINO_GEMM, WINO_OUT through V and M in the workspace) where U exceeds
- * an eighth of the L3: the fused kernel streams all of U through every block of tiles, and with
- * many channels its scratch holds only a few tiles (256 channels at 14x14: blocks of 4 tiles,
- * the 9.4 MB of U read 32 times, 3.3 ms against oneDNN's 1.8; 512 at 7x7 declined Winograd
- * altogether). Staged, each block of U is read once per chunk of up to a few hundred tiles.
- * 2-D only; V and M within STAGED_WS_CAP; one tile row's input and output bands within the
- * scratch budget. */
+ * the core's L2 or an eighth of the L3: the fused kernel streams all of U through every block
+ * of tiles, and with many channels its scratch holds only a few tiles (256 channels at 14x14:
+ * blocks of 4 tiles, the 9.4 MB of U read 32 times, 3.3 ms against oneDNN's 1.8; 512 at 7x7
+ * declined Winograd altogether). A block of T tiles does T/2 FLOPs per byte of U, so beyond the
+ * L2 the fused kernel runs at the L3's bandwidth per core, which differs between machines more
+ * than the L3's size: a 2-core VM of an Intel Xeon (2 MiB L2, 260 MiB L3 shared with the rest
+ * of the socket) ran 128 channels at 28x28 3.5 ms fused against 2.8 staged, 256 at 14x14 8.0
+ * against 3.6 (the Zen 5 VM, 1 MiB L2 and a fast 32 MiB L3: 1.69 fused, 1.97 staged at 128).
+ * Staged, each block of U is read once per chunk of up to a few hundred tiles. 2-D only; V and
+ * M within STAGED_WS_CAP; one tile row's input and output bands within the scratch budget. */
 #define STAGED_WS_CAP ((int64_t)256 << 20)
 
 /* Bytes of the transformed weights U (every depth tap). */
@@ -147,7 +151,8 @@ static int64_t staged_band_bytes(const wino_shape *s, int output) {
 }
 
 static int staged_applies(const cg_plan *plan, const wino_shape *s, int64_t batch) {
-    if (s->depth_taps != 1 || u_bytes_of(s) <= plan->target.l3_bytes / 8) return 0;
+    const int64_t l2 = plan->target.l2_bytes, l3_share = plan->target.l3_bytes / 8;
+    if (s->depth_taps != 1 || u_bytes_of(s) <= (l2 < l3_share ? l2 : l3_share)) return 0;
     const int64_t tiles = batch * s->tiles[0] * s->tiles[1];
     if ((int64_t)s->alpha * s->alpha * tiles * (s->cin_pad + s->cout_pad) * 4 > STAGED_WS_CAP)
         return 0;

@@ -1296,16 +1296,18 @@ static const struct wino_case {
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, -1, 0, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 2, 2, 0},
     {"bwdd_f32_nchw_g1mb1ic5oc3_i6x7_o6x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 0},
-    /* U over an eighth of the L3 (4 MiB): staged through the workspace, 512 channels (37.7 MB
-     * of U) included; 128 channels (2.4 MB) stay fused; 3-D never stages (too large a U: the
-     * direct kernels), nor does an input band of one tile row over the scratch budget */
+    /* U over the L2 (1 MiB) or an eighth of the L3 (4 MiB): staged through the workspace, 512
+     * channels (37.7 MB of U) and 128 channels (2.4 MB) included; 64 channels (0.6 MB) stay
+     * fused; 3-D never stages (too large a U: the direct kernels), nor does an input band of one
+     * tile row over the scratch budget */
     {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 1},
     {"bwdd_f32_nhwc_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 4, 1},
     {"bwdd_f32_nchw_g1mb32ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
      4, 1},
     {"fwd-bwdd_f16_nchw_g1mb8ic256oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 2,
      2, 1},
-    {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
+    {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 1},
+    {"bwdd_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
     {"bwdd_f32_ncdhw_g1mb2ic256oc256_i4x7x7_o4x7x7_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
      CG_ISA_AVX512, 0, 0, 0},
     {"bwdd_f32_nchw_g1mb1ic512oc512_i7x200_o7x200_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
@@ -1591,10 +1593,12 @@ static void test_winograd_choice(void **state) {
     assert_int_equal(conv->work_items, 16);
     assert_int_equal(conv->scratch_bytes, 4 * (36 * 16 * 32 + 3 * 36 * 16 * 32 + 16 * 16 * 32));
     free(plan);
-    /* 128 channels each way (U 2.4 MB, fused): one row of 16 tiles overflows 512 KiB (36 KiB a
-     * tile), so rows split in two blocks of 8 */
+    /* 128 channels each way (U 2.4 MB, fused under a 4 MiB L2): one row of 16 tiles overflows
+     * 512 KiB (36 KiB a tile), so rows split in two blocks of 8 */
     p = parse("bwdd_f32_nchw_g1mb1ic128oc128_i2x62_o2x62_f3x3_s1x1_d1x1_pl1x1_ph1x1");
-    plan = plan_for(&p, &base_target);
+    cg_target big_l2 = base_target;
+    big_l2.l2_bytes = 4 << 20;
+    plan = plan_for(&p, &big_l2);
     conv = find_kind(plan, CG_STEP_WINO_CONV);
     assert_non_null(conv);
     assert_int_equal(conv->wino_block[1], 8);
