@@ -9,7 +9,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* 24 independent accumulator chains hide the FMA latency (4 cycles x 2 pipes needs >= 8);
  * returns FLOPs done. */
@@ -109,11 +108,7 @@ cg_stream_bandwidth cg_measure_stream(cg_isa isa, int threads, int64_t l3_bytes)
     if (bytes > cap_bytes) bytes = cap_bytes;
     const int64_t share = bytes / threads / 64 * 64;
     bytes = share * threads;
-    /* 2 MiB aligned and advised into huge pages: 512 faults per buffer instead of 131072 */
-    const size_t huge = (size_t)2 << 20, padded = ((size_t)bytes + huge - 1) / huge * huge;
-    float *src = aligned_alloc(huge, padded), *dst = aligned_alloc(huge, padded);
-    if (src) madvise(src, padded, MADV_HUGEPAGE);
-    if (dst) madvise(dst, padded, MADV_HUGEPAGE);
+    float *src = aligned_alloc(64, (size_t)bytes), *dst = aligned_alloc(64, (size_t)bytes);
     if (src && dst) {
         /* round 0 touches the pages (each thread its own share, as the kernels do); then the
          * best of 3 copies and 3 fills, alternating, as for the FMA peak */
