@@ -738,6 +738,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "GROUPS", s->groups);
         cg_values_int(v, "CIN", s->cin_g);
         cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "ITEM_ROWS", s->item_rows);
         set_conv_geometry(v, s);
         return "cpu/conv.c.in";
     case CG_STEP_DEPTHWISE:

@@ -125,7 +125,8 @@ typedef struct cg_step {
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */
     int64_t rows;             /* reduction rows: n * out0 * out1 */
-    int64_t item_rows;        /* PLANAR_DEPTHWISE: output rows per work item (1 or a plane) */
+    int64_t item_rows;        /* PLANAR_DEPTHWISE: output rows per work item (1 or a plane);
+                                 CONV: output rows (count[1]) per work item */
     int64_t row_block;        /* rows accumulated in registers between partial reloads */
     int64_t partial_offset;   /* workspace bytes: dw partials [S][G][taps][cin_g][cout_pad] */
     int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */

@@ -265,6 +265,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_view(b, obj, "dst", &s->dst);
         put_weights(b, obj, s);
         put_geometry(b, obj, s);
+        if (s->kind == CG_STEP_CONV) put_int(b, obj, "item_rows", s->item_rows);
         break;
     case CG_STEP_DW_PARTIAL:
     case CG_STEP_DW_DEPTHWISE_PARTIAL:

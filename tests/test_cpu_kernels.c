@@ -302,6 +302,30 @@ static void test_winograd_dw_chunks(void **state) {
                         "test $(ls %s/src/*wbwdwi_*.c | wc -l) -eq 9");
 }
 
+/* Direct conv items of several output rows (weights over half the L2 are read once per item,
+ * not once per row), planned here for a 64 KiB L2 with Winograd off: stride-2 dx phases of 3
+ * and 2 rows per item (the other phases' weights stay under the threshold: one row), forward
+ * with a short last block (7 rows in blocks of 2), grouped forward (both groups' blocks walk
+ * the item's rows), bf16 channels-first dx through the reorders with asymmetric padding. */
+static void test_conv_row_blocks(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"dx_s2_nl\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":8,\"c\":40,\"k\":64,\"input\":[10,11],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"fwd_nl\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NHWC\",\"n\":8,"
+        "\"c\":48,\"k\":40,\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"fwd_g2_nl\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":8,\"c\":64,\"k\":80,\"groups\":2,\"input\":[7,5],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"dx_s2_bf16_nc\",\"op\":\"bwd_data\",\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":8,\"c\":40,\"k\":64,\"input\":[9,10],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}]}";
+    check_override_pack("conv_row_blocks", config, "{\"winograd\": 0}", "CONVGRAD_L2_BYTES=65536",
+                        "test $(grep -l 'define ITEM_ROWS [2-9]' %s/src/*__avx512.c | wc -l) -eq 4");
+}
+
 /* Non-temporal stores are planned only for data far larger than the L3; a target that claims
  * a 4 KiB L3 takes those paths on small problems: reorders of dx+dw problems, whose dy the dx
  * phases read reordered (channels multiples of 16, f32 and f16, rows with a tail block and
@@ -595,6 +619,7 @@ int main(void) {
         cmocka_unit_test(test_split_remainders),
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_winograd_dw_chunks),
+        cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_streaming_reorders),
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),

@@ -8,9 +8,11 @@
 #include "cg_isa_generic.h"
 
 /* Dense direct convolution on f32 channels-last views: the forward pass, or one stride phase
- * of backward data. Work item = one output row (n, h0, h1). Along the row, tiles of MR
- * pixels x NV vectors of output channels live in registers; each reduction step loads NV
- * weight vectors and broadcasts MR input values (input channels x taps). */
+ * of backward data. Work item = ITEM_ROWS output rows (n, h0, h1..): per block of output
+ * channels, every row (so a block of weights is read from beyond the L2 once per item, not
+ * once per row). Along a row, tiles of MR pixels x NV vectors of output channels live in
+ * registers; each reduction step loads NV weight vectors and broadcasts MR input values
+ * (input channels x taps). */
 #define SRC_BUF CG_BUF_WORKSPACE
 #define SRC_OFFSET 0
 #define SRC_E0 1
@@ -51,6 +53,8 @@
 #define TAPS2 2
 #define MR 5
 #define NV 2
+#define ITEM_ROWS 1
+#define ROW_BLOCKS ((COUNT1 + ITEM_ROWS - 1) / ITEM_ROWS)
 #define NR (NV * CG_VLEN)
 #define BLOCKS ((COUT + NR - 1) / NR)
 #define LAST_LANES (COUT - (BLOCKS - 1) * NR) /* output channels in the last block */
@@ -108,17 +112,22 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
         }
 }
 
-/* All pixel tiles of one output row for one channel block. */
-static inline __attribute__((always_inline)) void row(const float *in, const float *wp,
-                                                      float *out, const int nv,
-                                                      const int lanes, const int spill) {
-    int h2 = 0;
-    for (; h2 + MR <= COUNT2; h2 += MR)
-        tile(in + (int64_t)h2 * IN_STEP2 * SRC_C, wp, out + (int64_t)h2 * OUT_STEP2 * DST_C, MR,
-             nv, lanes, spill);
-    if (ROW_TAIL)
-        tile(in + (int64_t)h2 * IN_STEP2 * SRC_C, wp, out + (int64_t)h2 * OUT_STEP2 * DST_C,
-             ROW_TAIL, nv, lanes, spill);
+/* All pixel tiles of `rows` output rows for one channel block. */
+static inline __attribute__((always_inline)) void rows_of(const float *in, const float *wp,
+                                                          float *out, const int64_t rows,
+                                                          const int nv, const int lanes,
+                                                          const int spill) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *in_row = in + (int64_t)r * IN_STEP1 * SRC_E2 * SRC_C;
+        float *out_row = out + (int64_t)r * OUT_STEP1 * DST_E2 * DST_C;
+        int h2 = 0;
+        for (; h2 + MR <= COUNT2; h2 += MR)
+            tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
+                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, MR, nv, lanes, spill);
+        if (ROW_TAIL)
+            tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
+                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, ROW_TAIL, nv, lanes, spill);
+    }
 }
 
 void cg_bf16_conv2d_bwdd_k2x2s2x2p0_5x8_ue0b2f7e9__generic(const cg_kernel_params *params, void *const *buffers) {
@@ -126,8 +135,9 @@ void cg_bf16_conv2d_bwdd_k2x2s2x2p0_5x8_ue0b2f7e9__generic(const cg_kernel_param
     float *dst = (float *)((char *)buffers[DST_BUF] + DST_OFFSET);
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
-        const int64_t h1 = item % COUNT1, h0 = (item / COUNT1) % COUNT0;
-        const int64_t n = item / (COUNT1 * COUNT0);
+        const int64_t h1 = item % ROW_BLOCKS * ITEM_ROWS, h0 = (item / ROW_BLOCKS) % COUNT0;
+        const int64_t n = item / (ROW_BLOCKS * COUNT0);
+        const int64_t rows = COUNT1 - h1 < ITEM_ROWS ? COUNT1 - h1 : ITEM_ROWS;
         const float *in = src + (((n * SRC_E0 + IN_BASE0 + IN_STEP0 * h0) * SRC_E1 + IN_BASE1 +
                                   IN_STEP1 * h1) * SRC_E2 + IN_BASE2) * SRC_C;
         float *out = dst + (((n * DST_E0 + OUT_BASE0 + OUT_STEP0 * h0) * DST_E1 + OUT_BASE1 +
@@ -136,14 +146,14 @@ void cg_bf16_conv2d_bwdd_k2x2s2x2p0_5x8_ue0b2f7e9__generic(const cg_kernel_param
          * channels of the same pixels, written right after (never on another item's). */
         for (int g = 0; g < GROUPS; g++) {
             for (int b = 0; b < BLOCKS - 1; b++)
-                row(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * TAPS * CIN * NR,
-                    out + g * COUT + b * NR, NV, CG_VLEN, 0);
+                rows_of(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * TAPS * CIN * NR,
+                        out + g * COUT + b * NR, rows, NV, CG_VLEN, 0);
             const float *w_last = wpack + (int64_t)(g * BLOCKS + BLOCKS - 1) * TAPS * CIN * NR;
             float *out_last = out + g * COUT + (BLOCKS - 1) * NR;
             if (g < GROUPS - 1 && g * COUT + (BLOCKS - 1) * NR + NV_LAST * CG_VLEN <= DST_C)
-                row(in + g * CIN, w_last, out_last, NV_LAST, TAIL_LANES, 1);
+                rows_of(in + g * CIN, w_last, out_last, rows, NV_LAST, TAIL_LANES, 1);
             else
-                row(in + g * CIN, w_last, out_last, NV_LAST, TAIL_LANES, 0);
+                rows_of(in + g * CIN, w_last, out_last, rows, NV_LAST, TAIL_LANES, 0);
         }
     }
 }
