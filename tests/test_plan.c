@@ -1501,6 +1501,40 @@ static void test_winograd_dw(void **state) {
     free(plan);
 }
 
+/* Direct conv items of several rows where a step's weights exceed half the L2: ResNet's 512
+ * channels at 14x14 stride 2 (4, 2, 2 and 1 MB of phase weights, 7-row phases, batch 8) takes
+ * blocks of 4 rows, 16 items each (8 per thread); 256 channels at 28x28 (1 MB of weights for
+ * the 2x2 phase) keeps one row per item under a 2 MiB L2, takes 7 (16 items) under 1 MiB. */
+static void test_conv_item_rows(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t l2, rows, items; /* of the first conv step (the 2x2 phase) */
+    } cases[] = {
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 4, 16},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 4, 16},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1, 112},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 7, 16},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_target t = base_target;
+        t.l2_bytes = cases[c].l2;
+        cg_plan *plan = plan_for(&p, &t);
+        const cg_step *conv = find_kind(plan, CG_STEP_CONV);
+        assert_non_null(conv);
+        assert_int_equal(conv->item_rows, cases[c].rows);
+        assert_int_equal(conv->work_items, cases[c].items);
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind != CG_STEP_CONV) continue;
+            assert_int_equal(s->work_items,
+                             s->src.n * s->count[0] * ((s->count[1] + s->item_rows - 1) / s->item_rows));
+        }
+        free(plan);
+    }
+}
+
 static void test_winograd_choice(void **state) {
     (void)state;
     for (size_t c = 0; c < sizeof wino_cases / sizeof wino_cases[0]; c++) {
@@ -1857,6 +1891,7 @@ int main(void) {
         cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_conv_item_rows),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),
         cmocka_unit_test(test_winograd_dw),
     };
