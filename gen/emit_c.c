@@ -599,14 +599,24 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
 }
 
 /* A depthwise step walking flat planes (plan_depthwise_turned.c): each tap's flat offset
- * a*W + b, its column masks over the period of rows and vectors, the planes. */
+ * a*W + b (stride 2: into the x quarter of the tap's row and column parity, rows of dy's width
+ * W with a zero row above, so (a, b) = (2*sy + py, 2*sx + px) is quarter 2*py + px at
+ * (sy + 1)*W + sx), its column masks over the period of rows and vectors, the planes. */
 static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
                                        cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     const int dx = s->kind == CG_STEP_DEPTHWISE_FLAT_DX;
     const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen, taps = cg_prod(s->taps, 3);
+    const int64_t stride = dx ? 1 : s->stride[2], width = s->col_period;
+    const int64_t quarter = dx ? 0 : (s->src2.logical[1] + 2) * width;
     int64_t flat[CG_MAX_TAPS];
-    for (int64_t t = 0; t < taps; t++) flat[t] = s->tap_offset[t][1] * s->col_period + s->tap_offset[t][2];
+    for (int64_t t = 0; t < taps; t++) {
+        const int64_t a = s->tap_offset[t][1], b = s->tap_offset[t][2];
+        flat[t] = stride == 1 ? a * width + b
+                              : (2 * (a - 2 * cg_floor_div(a, 2)) + (b - 2 * cg_floor_div(b, 2))) *
+                                        quarter +
+                                    (cg_floor_div(a, 2) + 1) * width + cg_floor_div(b, 2);
+    }
     set_planar_storage(v, p->dtype, dx);
     cg_values_int(v, "TAPS", taps);
     cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
@@ -623,6 +633,11 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
         return "cpu/depthwise_flat_dx.c.in";
     }
     cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_int(v, "STRIDE", stride);
+    cg_values_int(v, "X_H", s->src.logical[1]);
+    cg_values_int(v, "X_W", s->src.logical[2]);
+    cg_values_int(v, "DY_H", s->src2.logical[1]);
+    cg_values_int(v, "DY_W", s->src2.logical[2]);
     cg_values_int(v, "X_P", cg_prod(s->src.logical, 3));
     cg_values_int(v, "DY_P", cg_prod(s->src2.logical, 3));
     cg_values_int(v, "BATCH", s->src.n);

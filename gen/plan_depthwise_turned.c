@@ -178,6 +178,33 @@ static int flat_applies(const cg_plan *plan, const cg_dims *dims) {
     return dims->in[2] < 2 * vlen && vectors * dims->taps <= FLAT_MAX_UNROLLED;
 }
 
+/* The quartered walk (dw alone, stride 2 both ways): x split per plane into its four stride-2
+ * quarters (row and column parity), each as wide as a dy row, so every tap is again a constant
+ * flat offset into one quarter (templates/cpu/depthwise_flat_dw.c.in). The taps may reach one
+ * quarter row either way (zero rows above and below) and one quarter column to the left (a
+ * column mask; a column to the right would need quarters wider than dy's rows): 3x3 with a
+ * low padding of 1 or 2, MobileNet's stride-2 layers. dy rows of half a vector to two vectors
+ * (rows of 7 fill 7 of 16 lanes of every quarter row: MobileNet's 14x14 ran 0.12 -> 0.14 ms
+ * quartered), the walk within the unrolling budget, the four quarters within half the L1. The
+ * turned kernel spends most of its time turning x (four x pixels a dy pixel): MobileNet's
+ * 56x56 0.72 -> 0.45 ms quartered, 28x28 0.29 -> 0.21 ms. */
+static int quartered_applies(const cg_plan *plan, const cg_dims *dims) {
+    if ((plan->problem.ops & CG_OP_BWD_DATA) || dims->stride[1] != 2 || dims->stride[2] != 2)
+        return 0;
+    const int vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    const int64_t vectors = cg_ceil_div(dims->out[1] * dims->out[2], vlen);
+    if (2 * dims->out[2] < vlen || dims->out[2] >= 2 * vlen ||
+        vectors * dims->taps > FLAT_MAX_UNROLLED ||
+        16 * (dims->out[1] + 2) * dims->out[2] > plan->target.l1_bytes / 2)
+        return 0;
+    const int64_t rows_lo = -dims->pad_lo[1];
+    const int64_t rows_hi = dims->dilation[1] * (dims->filter[1] - 1) - dims->pad_lo[1];
+    const int64_t cols_lo = -dims->pad_lo[2];
+    const int64_t cols_hi = dims->dilation[2] * (dims->filter[2] - 1) - dims->pad_lo[2];
+    return cg_floor_div(rows_lo, 2) >= -1 && cg_floor_div(rows_hi, 2) <= 1 &&
+           cg_floor_div(cols_lo, 2) >= -1 && cg_floor_div(cols_hi, 2) <= 0;
+}
+
 /* The turned channel blocks: channels in whole vectors, dy rows narrower than the row
  * kernels want, at most CG_MAX_STEP_PHASES stride phases. */
 static int turned_applies(const cg_plan *plan, const cg_dims *dims) {
@@ -188,13 +215,15 @@ static int turned_applies(const cg_plan *plan, const cg_dims *dims) {
 
 int cg_depthwise_small_applies(const cg_plan *plan, const cg_dims *dims) {
     return small_plane_candidate(plan, dims) &&
-           (flat_applies(plan, dims) || turned_applies(plan, dims));
+           (flat_applies(plan, dims) || quartered_applies(plan, dims) ||
+            turned_applies(plan, dims));
 }
 
 /* The flat step: taps as the planar kernels keep them (dx: dy at p + pl - d*f; dw: x at
- * p - pl + d*f, per dim) with their column offsets; the emitter flattens them (a*W + b) and
- * makes the column masks. dw items: blocks of channels, 8 per thread or more, at most 16
- * (their lane sums stay in the L1). */
+ * p - pl + d*f, per dim) with their column offsets (quartered: in quarter columns, the row
+ * period dy's); the emitter flattens them (a*W + b, or into the quarters) and makes the column
+ * masks. dw items: blocks of channels, 8 per thread or more, at most 16 (their lane sums stay
+ * in the L1). */
 static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const int dx = p->ops == CG_OP_BWD_DATA;
@@ -202,8 +231,11 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     if (!step) return CG_ERR_UNSUPPORTED;
     base_step(plan, step, dims, dx);
     cg_planar_fill_taps(step, dims, dx ? -1 : 1);
-    step->col_period = dims->in[2];
-    for (int64_t t = 0; t < dims->taps; t++) step->col_offset[t] = step->tap_offset[t][2];
+    const int quartered = dims->stride[2] == 2;
+    step->col_period = quartered ? dims->out[2] : dims->in[2];
+    for (int64_t t = 0; t < dims->taps; t++)
+        step->col_offset[t] = quartered ? (int32_t)cg_floor_div(step->tap_offset[t][2], 2)
+                                        : step->tap_offset[t][2];
     if (dx) {
         step->work_items = p->n * p->c;
         cg_name_step(plan, step, "lbwdd");
@@ -219,7 +251,7 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
 
 cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
-    if (flat_applies(plan, dims)) return plan_flat(plan, dims, msg);
+    if (flat_applies(plan, dims) || quartered_applies(plan, dims)) return plan_flat(plan, dims, msg);
     const int dx = p->ops == CG_OP_BWD_DATA;
     cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_TURNED_DX
                                                 : CG_STEP_DEPTHWISE_TURNED_DW, msg);

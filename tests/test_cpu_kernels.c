@@ -494,7 +494,8 @@ static void test_dw_1x1_gemm_kernels(void **state) {
  * a short last one (stride-1 dx on rows of 40, too wide for the flat kernel, and stride 2), dilation with asymmetric padding and a column stride of
  * 3 (f16), phases no tap reaches (exact zeros: dx is pre-filled with NaN), planes shorter
  * than a transposed block (bf16), 1-D; dw with the batch split (a reduce) and unsplit (dw
- * written in place), with bias. */
+ * written in place), with bias (stride-2 dw with a tap right of the x quarters, so that no
+ * ISA takes the quartered walk). */
 static void test_depthwise_turned_kernels(void **state) {
     (void)state;
 #define DX "\"bwd_data\""
@@ -512,11 +513,11 @@ static void test_depthwise_turned_kernels(void **state) {
         DWISE("dx_empty", DX, "f32", "NCHW", 1, 16, "\"input\":[12,13],\"filter\":[3,3],\"stride\":[2,2],\"dilation\":[2,2]") ","
         DWISE("dx_tiny", DX, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
         DWISE("dx_line", DX, "f32", "NCW", 2, 16, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[1]") ","
-        DWISE("dw_split", DW, "f32", "NCHW", 3, 64, "\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
-        DWISE("dw_one", WB, "f32", "NCHW", 2, 256, "\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
+        DWISE("dw_split", DW, "f32", "NCHW", 3, 64, "\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]") ","
+        DWISE("dw_one", WB, "f32", "NCHW", 2, 256, "\"input\":[15,15],\"filter\":[3,3],\"stride\":[2,2]") ","
         DWISE("dw_bands", WB, "f32", "NCHW", 2, 16, "\"input\":[32,40],\"filter\":[3,3],\"pad\":[1,1]") ","
         DWISE("dw_dil", DW, "f16", "NCHW", 2, 32, "\"input\":[9,11],\"filter\":[3,5],\"stride\":[2,3],\"dilation\":[2,1],\"pad_lo\":[0,2],\"pad_hi\":[1,1]") ","
-        DWISE("dw_tiny", WB, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
+        DWISE("dw_tiny", WB, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[0,0],\"pad_hi\":[1,1]") ","
         DWISE("dw_line", DW, "f32", "NCW", 2, 32, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[2]")
         "]}";
 #undef DWISE
@@ -534,10 +535,41 @@ static void test_depthwise_turned_kernels(void **state) {
     free(problems);
 }
 
+/* Stride-2 depthwise dw on x's four quarters (row and column parity), walked flat, with dy
+ * rows from half a vector to two (quartered on AVX-512 from 8 to 31, AVX2 4 to 15, generic 2
+ * to 7): rows of 9 and 14 with blocks of channels and a short last one (db), f16 with a low
+ * column padding of 2 (taps one quarter column left), bf16 with x rows and columns odd
+ * (quarters of unequal size), dilation 2 across rows (taps one quarter row either way), a
+ * 2x2 filter without padding, rows of 31, 2 and 6. */
+#define QUARTERED_PROBLEMS                                                                        \
+    "{\"name\":\"q9\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":32,\"k\":32,"       \
+    "\"groups\":32,\"input\":[16,17],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"           \
+    "{\"name\":\"q28\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":2,"          \
+    "\"c\":35,\"k\":35,\"groups\":35,\"input\":[28,28],\"filter\":[3,3],\"stride\":[2,2],"        \
+    "\"pad\":[1,1]},"                                                                             \
+    "{\"name\":\"q_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\",\"layout\":\"NCHW\"," \
+    "\"n\":3,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,21],\"filter\":[3,3],\"stride\":[2,2],"     \
+    "\"pad_lo\":[1,2],\"pad_hi\":[1,0]},"                                                          \
+    "{\"name\":\"q_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"     \
+    "\"c\":3,\"k\":3,\"groups\":3,\"input\":[15,19],\"filter\":[3,3],\"stride\":[2,2],"          \
+    "\"pad\":[1,1]},"                                                                             \
+    "{\"name\":\"q_dil\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":4,\"k\":4,"       \
+    "\"groups\":4,\"input\":[12,17],\"filter\":[3,2],\"stride\":[2,2],\"dilation\":[2,1],"         \
+    "\"pad\":[2,1]},"                                                                             \
+    "{\"name\":\"q_2x2\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":2,"         \
+    "\"c\":6,\"k\":6,\"groups\":6,\"input\":[10,20],\"filter\":[2,2],\"stride\":[2,2]},"          \
+    "{\"name\":\"q_wide\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":1,\"c\":2,\"k\":2,"      \
+    "\"groups\":2,\"input\":[5,61],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"             \
+    "{\"name\":\"q_tiny\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":3,\"c\":2,\"k\":2,"      \
+    "\"groups\":2,\"input\":[3,3],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"             \
+    "{\"name\":\"q_narrow\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,"    \
+    "\"groups\":3,\"input\":[9,11],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}"
+
 /* Stride-1 depthwise dx or dw (+db) alone on short rows, the planes walked flat
  * (depthwise_flat_dx/dw), on each CPU ISA: 28x28 (dw: blocks of 2 channels with a short last
  * one) and 14x14 (asymmetric padding, f16), dilation with a 7x7 plane (bf16), dy rows fewer
- * than x/dx rows, a plane under one vector, 1-D; outputs pre-filled with NaN. */
+ * than x/dx rows, a plane under one vector, 1-D; and the quartered stride-2 dw
+ * (QUARTERED_PROBLEMS); outputs pre-filled with NaN. */
 static void test_depthwise_flat_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -566,14 +598,22 @@ static void test_depthwise_flat_kernels(void **state) {
         "{\"name\":\"wtiny\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":3,\"c\":2,\"k\":2,"
         "\"groups\":2,\"input\":[3,3],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"wline\",\"op\":\"bwd_weight\",\"layout\":\"NCW\",\"n\":2,\"c\":16,\"k\":16,"
-        "\"groups\":16,\"input\":[20],\"filter\":[5],\"pad\":[2]}]}";
+        "\"groups\":16,\"input\":[20],\"filter\":[5],\"pad\":[2]},"
+        QUARTERED_PROBLEMS "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("depthwise_flat", problems, count, 0, dir);
-    /* the path under test is really planned: every problem on AVX-512 (on narrower vectors
-     * the rows of 28, 20 and 14 are two vectors or more and stay with the row kernels) */
-    snprintf(grep, sizeof grep, "test $(ls %s/src/*dwlbwd*__avx512.c | wc -l) -eq %d", dir, count);
+    /* the path under test is really planned: every problem on AVX-512 but the two quartered
+     * ones with rows under half a vector (on narrower vectors the rows of 28, 20 and 14 are
+     * two vectors or more and stay with the row kernels), 7 of them quartered, and the rows
+     * of 2 and 6 quartered on the generic ISA */
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*dwlbwd*__avx512.c | wc -l) -eq %d", dir, count - 2);
+    assert_int_equal(system(grep), 0);
+    snprintf(grep, sizeof grep,
+             "test $(grep -l 'define STRIDE 2' %s/src/*dwlbwd*__avx512.c | wc -l) -eq 7 && "
+             "test $(grep -l 'define STRIDE 2' %s/src/*dwlbwd*__generic.c | wc -l) -eq 2",
+             dir, dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "depthwise_flat");
     free(problems);

@@ -728,7 +728,10 @@ static void test_depthwise_turned(void **state) {
 /* Stride-1 depthwise dx or dw alone on planes with short, equally long rows: one
  * DEPTHWISE_FLAT_DX step (an item a plane, its column period the row width; every dx
  * position sums its true gradient pairs) or DEPTHWISE_FLAT_DW step (an item a block of
- * channels). Wider rows, unequal rows, strides or too many unrolled tap loads go elsewhere. */
+ * channels); stride-2 dw too where its taps stay within a quarter row either way and a
+ * quarter column to the left and dy rows fill half a vector (its column period dy's rows).
+ * Wider rows, unequal rows, other
+ * strides, stride-2 dx or too many unrolled tap loads go elsewhere. */
 static void test_depthwise_flat(void **state) {
     (void)state;
     static const char *const cases[] = {
@@ -758,6 +761,11 @@ static void test_depthwise_flat(void **state) {
         {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16},
         {"bwdw-bwdb_f16_nchw_g40mb2ic40oc40_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2},
         {"bwdw_f32_nchw_g3mb2ic3oc3_i9x6_o7x6_f3x3_s1x1_d1x1_pl0x1_ph0x1", 1},
+        /* stride 2 on x's quarters: taps one quarter row either way, one column left */
+        {"bwdw_f32_nchw_g32mb2ic32oc32_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2},
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 16},
+        {"bwdw-bwdb_f16_nchw_g5mb3ic5oc5_i9x21_o5x11_f3x3_s2x2_d1x1_pl1x2_ph1x0", 1},
+        {"bwdw_f32_nchw_g4mb2ic4oc4_i12x17_o6x9_f3x2_s2x2_d2x1_pl2x1_ph1x0", 1},
     };
     for (size_t c = 0; c < sizeof dw_cases / sizeof dw_cases[0]; c++) {
         cg_problem raw = parse(dw_cases[c].problem);
@@ -773,8 +781,14 @@ static void test_depthwise_flat(void **state) {
     static const char *const elsewhere[] = {
         "bwdd_f32_nchw_g32mb2ic32oc32_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1",
         "bwdw_f32_nchw_g32mb2ic32oc32_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1",
-        "bwdw_f32_nchw_g32mb2ic32oc32_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
         "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o26x26_f3x3_s1x1_d1x1_pl0x0_ph0x0",
+        /* stride 2: dx, a tap right of the quarters, two quarter rows up, dy rows of 32 and
+         * of 7 (under half a vector: the turned kernel) */
+        "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdw_f32_nchw_g32mb2ic32oc32_i15x15_o7x7_f3x3_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g32mb2ic32oc32_i15x15_o8x8_f3x3_s2x2_d2x1_pl3x1_ph1x1",
+        "bwdw_f32_nchw_g16mb2ic16oc16_i9x64_o5x32_f3x3_s2x2_d1x1_pl1x1_ph1x0",
         "bwdd_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2",
         "bwdd-bwdw_f32_nchw_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
     };
