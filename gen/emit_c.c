@@ -672,6 +672,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "IMAGES", s->item_rows);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
+        set_triple(v, "IN", s->src.logical);
+        set_triple(v, "OUT", s->dst.logical);
+        set_triple(v, "S", s->stride);
         return "cpu/dx_1x1_gemm.c.in";
     case CG_STEP_DW_GEMM_1X1:
         set_turned_operands(v, p->dtype);

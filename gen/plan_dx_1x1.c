@@ -1,10 +1,13 @@
-/* plan_dx_1x1.c: dense 1x1 stride-1 backward data on small channels-first f32 planes as one
- * GEMM with the lanes along the output channels (templates/cpu/dx_1x1_gemm.c.in).
+/* plan_dx_1x1.c: dense 1x1 backward data on small channels-first f32 planes as one GEMM with
+ * the lanes along the output channels (templates/cpu/dx_1x1_gemm.c.in).
  *
  * dx[n][c][p] = sum over k of w[k][c] dy[n][k][p]. The planar 1x1 kernel puts its lanes along
  * the flattened plane: ResNet's 7x7 planes (49 pixels) fill 49 of 64 lanes, and its last tile of
  * each plane is a single vector whose MR broadcasts per FMA set the pace. Here a tile is MR
- * pixels from anywhere in a run of images x 4 vectors of channels: no lane idles.
+ * pixels from anywhere in a run of images x 4 vectors of channels: no lane idles. With
+ * strides (ResNet's last downsampling layer, dy planes of 7x7) the results are scattered into
+ * zeroed dx planes; only dy planes under one planar tile take it there (S1's 14x14 planes keep
+ * the planar kernel's non-temporal plane writes).
  */
 #include "plan_internal.h"
 #include "tiles.h"
@@ -24,12 +27,13 @@ int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_DATA ||
         p->groups != 1 || p->dtype != CG_F32 || !cg_unpadded_1x1(dims))
         return 0;
-    for (int i = 0; i < 3; i++)
-        if (dims->stride[i] != 1) return 0;
+    int strided = 0;
+    for (int i = 0; i < 3; i++) strided |= dims->stride[i] != 1;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DX_1X1_LANES) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
-    return plane < DX_1X1_MAX_PLANE && plane >= budget->transpose_width && p->c % nb == 0 &&
+    const int64_t max_plane = strided ? DX_1X1_LANES / 16 * budget->vlen : DX_1X1_MAX_PLANE;
+    return plane < max_plane && plane >= budget->transpose_width && p->c % nb == 0 &&
            plane * nb * 4 <= DX_1X1_STACK_CAP;
 }
 

@@ -184,7 +184,11 @@ static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int6
         int inside = 1;
         for (int i = 0; i < 3; i++) {
             int64_t stride =
-                s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ? s->stride[i] : 1, o;
+                s->kind == CG_STEP_PLANAR_CONV || s->kind == CG_STEP_PLANAR_1X1 ||
+                        s->kind == CG_STEP_DX_GEMM_1X1
+                    ? s->stride[i]
+                    : 1,
+                o;
             if (i == 2 && stride == 2 && s->kind == CG_STEP_PLANAR_CONV) {
                 int64_t q = t < s->row_phase_end[0] ? 0 : 1;
                 inside = inside && x[i] % 2 == q;
@@ -945,8 +949,8 @@ static void test_dw_1x1_gemm(void **state) {
     }
 }
 
-/* A dense 1x1 stride-1 dx alone on small f32 planes (16 to 255 pixels), output channels in
- * whole blocks of 4 vectors: a PACK_W step (blocks 64 channels wide, region 1) and one
+/* A dense 1x1 dx alone on small f32 planes (16 to 255 pixels at stride 1, 16 to 63 with
+ * strides), output channels in whole blocks of 4 vectors: a PACK_W step (blocks 64 channels wide, region 1) and one
  * DX_GEMM_1X1 step whose items are (channel block, run of images): the batch in as many even
  * runs as 8 items per thread need beside the blocks, each within 256 KiB of results. Every dx
  * position sums exactly its gradient pairs (check_dx_plan). */
@@ -960,6 +964,9 @@ static void test_dx_1x1_gemm(void **state) {
         {"bwdd_f32_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 32},
         {"bwdd_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 16},
         {"bwdd_f32_nchw_g1mb40ic64oc16_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 3, 14},
+        /* strided dy planes under one planar tile (64 pixels): ResNet's last downsampling */
+        {"bwdd_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 8, 16},
+        {"bwdd_f32_nchw_g1mb1ic64oc9_i15x6_o5x6_f1x1_s3x1_d1x1_pl0x0_ph0x0", 1, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem raw = parse(cases[c].problem);
@@ -978,6 +985,7 @@ static void test_dx_1x1_gemm(void **state) {
     static const char *const elsewhere[] = {
         "bwdd_f32_nchw_g1mb8ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic64oc64_i16x16_o8x8_f1x1_s2x2_d1x1_pl0x0_ph0x0", /* 64 pixels */
         "bwdd_f16_nchw_g1mb8ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic20oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic64oc64_i3x3_o3x3_f1x1_s1x1_d1x1_pl0x0_ph0x0",
