@@ -19,6 +19,10 @@
 /* Output channels per tile: 4 vectors on AVX-512 (fewer where the ISA holds fewer). */
 #define DX_1X1_LANES 64
 
+/* With strides, dy planes under this many vectors: one tile of the planar 1x1 kernel (4
+ * pixel vectors), which would leave lanes idle; larger planes keep its plane writes. */
+#define DX_1X1_STRIDED_MAX_VECTORS 4
+
 /* Stack bytes of an item's results (its images' pixels x NB channels, f32). */
 #define DX_1X1_STACK_CAP ((int64_t)256 << 10)
 
@@ -32,7 +36,8 @@ int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DX_1X1_LANES) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
-    const int64_t max_plane = strided ? DX_1X1_LANES / 16 * budget->vlen : DX_1X1_MAX_PLANE;
+    const int64_t max_plane =
+        strided ? DX_1X1_STRIDED_MAX_VECTORS * budget->vlen : DX_1X1_MAX_PLANE;
     return plane < max_plane && plane >= budget->transpose_width && p->c % nb == 0 &&
            plane * nb * 4 <= DX_1X1_STACK_CAP;
 }
