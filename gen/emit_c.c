@@ -612,10 +612,9 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
     int64_t flat[CG_MAX_TAPS];
     for (int64_t t = 0; t < taps; t++) {
         const int64_t a = s->tap_offset[t][1], b = s->tap_offset[t][2];
+        const int64_t sy = cg_floor_div(a, 2), sx = cg_floor_div(b, 2); /* py = a - 2*sy */
         flat[t] = stride == 1 ? a * width + b
-                              : (2 * (a - 2 * cg_floor_div(a, 2)) + (b - 2 * cg_floor_div(b, 2))) *
-                                        quarter +
-                                    (cg_floor_div(a, 2) + 1) * width + cg_floor_div(b, 2);
+                              : (2 * (a - 2 * sy) + (b - 2 * sx)) * quarter + (sy + 1) * width + sx;
     }
     set_planar_storage(v, p->dtype, dx);
     cg_values_int(v, "TAPS", taps);
