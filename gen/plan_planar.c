@@ -336,6 +336,28 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
     step->work_items = plan->problem.n * step->groups * cg_ceil_div(blocks, per_item);
 }
 
+/* An unstaged 1x1 tile's input panel (CIN x NV vectors of pixels) is read again by every
+ * block of MR output channels. Where it outgrows three quarters of the L1 (the rest holds the
+ * weights' stream and the partial sums) each block takes it in passes of k_chunk channels,
+ * the partial sums of a run of blocks kept on the stack between passes, at most a sixteenth of
+ * the L2 (they stay there beside the weights and the panels; 128 KiB here). S1's panel, 512 channels x 64 pixels (128 KiB), came from the L2 once per
+ * block. On the Intel VM (48 KiB L1), interleaved rounds: ResNet's 64 <- 512 dx at 28x28 5.8
+ * -> 5.0 ms on one core, 64 <- 256 at 56x56 3.8 -> 3.4 ms on two; half the L1 split the
+ * 128-channel panels as well and lost 3% there, the whole L1 gained less on S1. */
+static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
+                                int64_t esize) {
+    const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
+    const int64_t tile_floats = (int64_t)step->mr * step->nv * budget->vlen;
+    const int64_t panel = step->cin_g * step->nv * budget->vlen * esize;
+    const int64_t l1_share = plan->target.l1_bytes * 3 / 4;
+    step->k_chunk = step->cin_g;
+    step->block_run = blocks;
+    if (panel <= l1_share) return;
+    step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l1_share));
+    const int64_t run_max = plan->target.l2_bytes / 16 / (tile_floats * 4);
+    step->block_run = cg_ceil_div(blocks, cg_ceil_div(blocks, run_max > 1 ? run_max : 1));
+}
+
 /* 1x1 steps: a GEMM per (n, group) over the flattened input plane, out[co][scatter(p)] =
  * sum_ci w[co][ci] in[ci][p]. Tile: MR output channels x NV vectors of pixels; the weights
  * are packed [g][block][cin][MR] by a PACK_W step. dx scatters pixel (o0, o1, o2) of dy to
@@ -384,6 +406,8 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->work_items = p->n * p->groups * blocks;
             choose_tail_lanes(plan, step, budget, pixels);
             blocks = cg_ceil_div(step->cout_g, step->mr);
+        } else {
+            choose_panel_passes(plan, step, budget, esize);
         }
         /* weights packed per item's blocks, side by side: [g][item group][cin][blocks x MR] */
         const int64_t pack_nr = step->item_blocks * step->mr;

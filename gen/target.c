@@ -40,7 +40,9 @@ cg_target cg_target_host(void) {
     if (target.l3_bytes <= 0) target.l3_bytes = 32 << 20;
     /* Plans for a machine with other caches (and tests of the code paths that only large
      * tensors take: streaming reorders, Winograd dw chunks of a tile or two) */
-    const char *l2 = getenv("CONVGRAD_L2_BYTES"), *l3 = getenv("CONVGRAD_L3_BYTES");
+    const char *l1 = getenv("CONVGRAD_L1_BYTES"), *l2 = getenv("CONVGRAD_L2_BYTES");
+    const char *l3 = getenv("CONVGRAD_L3_BYTES");
+    if (l1 && atoll(l1) > 0) target.l1_bytes = atoll(l1);
     if (l2 && atoll(l2) > 0) target.l2_bytes = atoll(l2);
     if (l3 && atoll(l3) > 0) target.l3_bytes = atoll(l3);
     return target;

@@ -171,12 +171,15 @@ static void test_split_remainders(void **state) {
 }
 
 /* Builds the problems of config into test pack `leaf` for every CPU ISA with the plan
- * overrides (JSON text) and, when env is given ("NAME=VALUE"), that variable set; checks that
+ * overrides (JSON text) and, when env is given ("NAME=VALUE", several separated by spaces),
+ * those variables set; checks that
  * `planned` (a shell test on the pack directory, %s; NULL: none) holds, then every problem
  * against the reference on every ISA. */
 static void check_override_pack(const char *leaf, const char *config, const char *overrides,
                                 const char *env, const char *planned) {
-    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400], json[64], var[64];
+    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400], json[64];
+    char vars[256], *names[8];
+    int set = 0;
     snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
     cg_make_dirs(parent, msg);
     snprintf(json, sizeof json, "%s.json", leaf);
@@ -192,11 +195,17 @@ static void check_override_pack(const char *leaf, const char *config, const char
                                           (1u << CG_ISA_GENERIC),
                               .threads = 2, .plan_file = path};
     snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
-    const char *value = env ? strchr(env, '=') : NULL;
-    snprintf(var, sizeof var, "%.*s", value ? (int)(value - env) : 0, env ? env : "");
-    if (value) setenv(var, value + 1, 1);
+    snprintf(vars, sizeof vars, "%s", env ? env : "");
+    for (char *save = NULL, *word = strtok_r(vars, " ", &save); word && set < 8;
+         word = strtok_r(NULL, " ", &save)) {
+        char *value = strchr(word, '=');
+        if (!value) continue;
+        *value = '\0';
+        setenv(word, value + 1, 1);
+        names[set++] = word;
+    }
     cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
-    if (value) unsetenv(var);
+    while (set > 0) unsetenv(names[--set]);
     if (built != CG_OK) fail_msg("%s: %s", leaf, msg);
     if (planned) {
         snprintf(grep, sizeof grep, planned, dir);
@@ -324,6 +333,34 @@ static void test_conv_row_blocks(void **state) {
         "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}]}";
     check_override_pack("conv_row_blocks", config, "{\"winograd\": 0}", "CONVGRAD_L2_BYTES=65536",
                         "test $(grep -l 'define ITEM_ROWS [2-9]' %s/src/*__avx512.c | wc -l) -eq 4");
+}
+
+/* 1x1 GEMMs over channels-first planes whose input panel outgrows three quarters of the L1
+ * (a target claiming 16 KiB) take it in passes of input channels, the partial sums of a run of
+ * channel blocks (a 64 KiB L2: runs of a few blocks) on the stack between passes: stride-1 dx
+ * with a ragged channel block and a short last tile, 2 groups; stride-2 dx; 3-D dx in f16
+ * (half the panel bytes); forward in bf16, each CPU ISA. */
+static void test_planar_1x1_passes(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"dx\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":40,\"k\":200,\"groups\":2,\"input\":[9,23],\"filter\":[1,1]},"
+        "{\"name\":\"dx_s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":37,\"k\":150,\"input\":[20,22],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"dx_3d\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":20,\"k\":130,\"input\":[3,4,13],\"filter\":[1,1,1]},"
+        "{\"name\":\"fwd\",\"op\":\"fwd\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":120,\"k\":30,\"input\":[8,16],\"filter\":[1,1]}]}";
+    check_override_pack("planar_1x1_passes", config, "{}",
+                        "CONVGRAD_L1_BYTES=16384 CONVGRAD_L2_BYTES=65536",
+                        /* every GEMM in passes (KC < CIN), one in runs (RUN_BLOCKS < BLOCKS) */
+                        "files=0 runs=0; for f in %s/src/*_g[bf]wd*__avx512.c; do"
+                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"KC\"],"
+                        " v[\"CIN\"], v[\"RUN_BLOCKS\"], v[\"COUT\"], v[\"MR\"] }' $f);"
+                        " [ $1 -lt $2 ] || exit 1; files=$((files + 1));"
+                        " [ $3 -lt $((($4 + $5 - 1) / $5)) ] && runs=$((runs + 1)); done;"
+                        " [ $files -eq 4 ] && [ $runs -ge 1 ]");
 }
 
 /* Non-temporal stores are planned only for data far larger than the L3; a target that claims
@@ -678,6 +715,7 @@ int main(void) {
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_winograd_dw_chunks),
         cmocka_unit_test(test_conv_row_blocks),
+        cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_streaming_reorders),
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),

@@ -830,6 +830,30 @@ static void test_planar_1x1(void **state) {
     cg_plan *plan = plan_for(&padded, &base_target);
     assert_int_equal(count_kind(plan, CG_STEP_PLANAR_1X1), 0);
     free(plan);
+    /* unstaged: the tile's input panel (reduction channels x 64 pixels, f32) in passes that
+     * fit three quarters of the 48 KiB L1, the partial sums of runs of blocks within a
+     * sixteenth of the 1 MiB L2 (42 blocks of 6 x 64), balanced: 64 channels in one pass; 512
+     * in 4 of 128 (22 blocks, one run); 171 blocks in 5 runs of 35 */
+    static const struct {
+        const char *problem;
+        int64_t k_chunk, block_run;
+    } passes[] = {
+        {"bwdd_f32_nchw_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 64, 43},
+        {"bwdd_f32_nchw_g1mb8ic128oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128, 22},
+        {"bwdd_f32_nchw_g1mb8ic1024oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 128, 35},
+    };
+    for (size_t c = 0; c < sizeof passes / sizeof passes[0]; c++) {
+        cg_problem raw = parse(passes[c].problem);
+        cg_plan *pass_plan = plan_for(&raw, &base_target);
+        const cg_step *gemm = find_kind(pass_plan, CG_STEP_PLANAR_1X1);
+        assert_non_null(gemm);
+        assert_false(gemm->stream);
+        assert_int_equal(gemm->mr, 6);
+        assert_int_equal(gemm->nv, 4);
+        assert_int_equal(gemm->k_chunk, passes[c].k_chunk);
+        assert_int_equal(gemm->block_run, passes[c].block_run);
+        free(pass_plan);
+    }
     /* S1 (staged: dx over the L3; 196 pixels): the last tile's 4 pixels by channel lanes, a
      * tile of 8 channels x 3 vectors (4 tiles of 48 pixels and the 4), items of 2 blocks = 16
      * channels, weights packed 16 wide; in f16 (dy not broadcast as f32) the 6 x 4 tile and
