@@ -449,6 +449,7 @@ static const char *fill_winograd_dw(const cg_plan *plan, const cg_step *s, cg_te
     cg_values_int(v, "SPLITS", s->splits);
     cg_values_int(v, "CHUNK", s->wino_chunk);
     cg_values_int(v, "SEG", s->wino_block[1]);
+    cg_values_int(v, "XI_SKEW", s->wino_skew);
     cg_values_int(v, "PREFETCH", s->stream);
     cg_values_int(v, "BATCH", s->src.n);
     cg_values_int(v, "IN_H", s->src.logical[1]);

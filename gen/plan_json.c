@@ -300,6 +300,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_ints(b, obj, "wino_tiles", s->wino_tiles, 2);
         put_int(b, obj, "wino_chunk", s->wino_chunk);
         put_int(b, obj, "band_tiles", s->wino_block[1]);
+        if (s->wino_stage == 1) put_int(b, obj, "xi_skew", s->wino_skew);
         put_int(b, obj, "cin_block", s->cin_pad);
         put_int(b, obj, "wino_stage", s->wino_stage);
         put_bool(b, obj, "prefetch", s->stream);

@@ -1522,6 +1522,11 @@ static void test_winograd_dw(void **state) {
                     prod->wino_block[1] <= prod->wino_chunk);
         assert_true(prod->scratch_bytes > 0 && prod->scratch_bytes <= t.l2_bytes / 2);
         assert_int_equal(out->scratch_bytes, 0);
+        /* V and U: a cache line more between the xi than a chunk's panel, in the scratch
+         * beside the bands */
+        assert_int_equal(prod->wino_skew, 16);
+        assert_true(prod->scratch_bytes >=
+                    4 * a2 * (prod->wino_chunk * (prod->cin_pad + kb) + 2 * prod->wino_skew));
         /* the blocks of M of every item, then the db partials */
         assert_true(plan->workspace_bytes >=
                     prod->partial_offset + prod->work_items * a2 * prod->cin_pad * kb * 4);

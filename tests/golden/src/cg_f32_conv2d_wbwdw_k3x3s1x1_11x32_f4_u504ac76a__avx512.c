@@ -20,9 +20,10 @@
  * vectors of output channels): for its split's range of tiles, CHUNK tiles at a time, load the
  * x and dy bands of the chunk's tiles (up to SEG tiles of a row at a time, f32 channels-last
  * on the stack, zero outside the tensors), transform them (lanes along the channels) into
- * V[xi][tile][CB] and U[xi][tile][KB], and add the chunk's XI products into the item's own
- * block of M in the workspace (register tiles of MR input channels x NV vectors). db rides on
- * U: the transform's point 1 x 1 (xi = ALPHA + 1) is the plain sum of the tile's dy.
+ * V[xi][tile][CB] and U[xi][tile][KB] (XI_SKEW floats more between the xi), and add the
+ * chunk's XI products into the item's own block of M in the workspace (register tiles of MR
+ * input channels x NV vectors). db rides on U: the transform's point 1 x 1 (xi = ALPHA + 1)
+ * is the plain sum of the tile's dy.
  * STAGE 2 (region 3), work item = one input channel c: sum M over the splits in order (the same
  * bits on every run), output transform, store dw[.][c] (and db, item 0) in the problem's
  * layout and storage type.
@@ -46,6 +47,7 @@
 #define U_OFFSET 0
 #define CHUNK 18
 #define SEG 8 /* tiles per band load: a row of tiles is loaded SEG at a time */
+#define XI_SKEW 16 /* STAGE 1: floats past a chunk's panel before the next xi's */
 #define PREFETCH 0 /* 1: x and dy exceed the L3, the next chunk's bands are prefetched */
 #define BATCH 2
 #define IN_H 9
@@ -59,7 +61,7 @@
 #define WITH_BIAS 1
 #define PARTIAL_OFFSET 0
 #define BIAS_OFFSET 147456
-#define SCRATCH_BYTES 208384
+#define SCRATCH_BYTES 212992
 #define X_N_STRIDE 1980
 #define X_D_STRIDE 99 /* the depth strides: a 2-D plan has one plane */
 #define X_C_STRIDE 99
@@ -96,8 +98,8 @@ _Static_assert(CG_TB == CG_VLEN, "a turned block row is one vector");
 #define BLOCK_FLOATS ((int64_t)XI * CB * KB) /* one item's block of M */
 #define XBAND_FLOATS (ALPHA * (MT * SEG + 2) * CB)
 #define YBAND_FLOATS (MT * MT * SEG * KB)
-#define V_FLOATS (XI * CHUNK * CB)
-#define U_FLOATS (XI * CHUNK * KB)
+#define V_FLOATS (XI * V_XI)
+#define U_FLOATS (XI * U_XI)
 #define STAGED (STAGE >= 3)
 #define C_PAD (CBLOCKS * CB)
 #define K_PAD (KBLOCKS * KB)
@@ -107,10 +109,10 @@ _Static_assert(CG_TB == CG_VLEN, "a turned block row is one vector");
  * tile, 1 KiB apart at 256 channels, the panels' lines fell into 4 of the L1's 64 sets and
  * every register tile's pass over the tiles came from the L2: ResNet's 256 channels at 14x14
  * 7.4 -> 6.4 ms on the Intel VM) */
-#define V_XI (STAGED ? ALL_TILES * C_PAD : (int64_t)CHUNK * CB)
+#define V_XI (STAGED ? ALL_TILES * C_PAD : (int64_t)CHUNK * CB + XI_SKEW)
 #define V_T CB
 #define V_BLOCK (ALL_TILES * CB) /* staged: floats between input channel blocks */
-#define U_XI (STAGED ? ALL_TILES * K_PAD : (int64_t)CHUNK * KB)
+#define U_XI (STAGED ? ALL_TILES * K_PAD : (int64_t)CHUNK * KB + XI_SKEW)
 #define U_T KB
 #define U_BLOCK (ALL_TILES * KB)
 #define SCRATCH_FLOATS                                                                          \
