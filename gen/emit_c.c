@@ -402,6 +402,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "V_OFFSET", s->wino_v_offset);
     cg_values_int(v, "M_OFFSET", s->wino_m_offset);
     cg_values_int(v, "GEMM_CHUNK", s->wino_chunk);
+    cg_values_int(v, "XI_SKEW", s->wino_skew);
     cg_values_int(v, "OFF_D", s->tap_offset[0][0]);
     cg_values_int(v, "OFF_H", s->tap_offset[0][1]);
     cg_values_int(v, "OFF_W", s->tap_offset[0][2]);

@@ -83,6 +83,12 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
+/* Floats a fused Winograd item leaves between consecutive xi of its transformed tiles beyond
+ * their rows: one cache line. Rows of whole panels apart (a chunk of 32 tiles x 64 channels
+ * is 8 KiB; S3's items 7 KiB) put a tile's ALPHA^2 transform stores, and the output
+ * transform's loads, into one or a few L1 sets. Two cores of the Intel VM: S4's dw 45.2 ->
+ * 37.1 ms, S3's dx 5.1 -> 4.9 ms. */
+#define CG_WINO_XI_SKEW 16
 /* Stack bytes a Winograd kernel call may use: half the L2, at most 512 KiB. */
 int64_t cg_winograd_scratch_budget(const cg_target *t);
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg);

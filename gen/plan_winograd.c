@@ -85,11 +85,11 @@ typedef struct wino_scratch {
 static wino_scratch scratch_layout(const wino_shape *s, int64_t r, int64_t c) {
     int64_t a2 = (int64_t)s->alpha * s->alpha;
     int64_t band = (s->m * r + 2) * (s->m * c + 2) * s->cin_pad;
-    int64_t prod = a2 * r * c * s->cout_pad;
+    int64_t prod = a2 * (r * c * s->cout_pad + CG_WINO_XI_SKEW);
     int64_t oband = s->m * r * s->m * c * s->cout_pad;
     wino_scratch w;
     w.band_prod = band > prod ? band : prod;
-    w.trans = a2 * r * c * s->cin_pad;
+    w.trans = a2 * (r * c * s->cin_pad + CG_WINO_XI_SKEW);
     w.ring = s->depth_taps * w.trans;
     w.oband_offset = w.band_prod + (s->depth_taps == 1 ? 0 : w.ring);
     int64_t end_ring = w.band_prod + w.ring, end_oband = w.oband_offset + oband;
@@ -235,6 +235,7 @@ static cg_status stage(cg_plan *plan, cg_step *conv, const wino_shape *s, int dx
     conv->wino_block[1] = s->tiles[1];
     conv->wino_planes = 1;
     conv->wino_oband_offset = 0;
+    conv->wino_skew = 0; /* V and M rows of all tiles, in the workspace */
     conv->wino_v_offset = cg_ws_alloc(plan, a2 * tiles * s->cin_pad * 4);
     conv->wino_m_offset = cg_ws_alloc(plan, a2 * tiles * s->cout_pad * 4);
     conv->mr = plan->target.force_mr > 0 ? plan->target.force_mr
@@ -313,6 +314,7 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
         choose_block(plan, &s, out[0], conv->wino_block, &conv->wino_planes);
         wino_scratch layout = scratch_layout(&s, conv->wino_block[0], conv->wino_block[1]);
         conv->scratch_bytes = 4 * layout.total;
+        conv->wino_skew = CG_WINO_XI_SKEW;
         conv->wino_oband_offset = layout.oband_offset;
         conv->mr = plan->target.force_mr > 0
                        ? plan->target.force_mr

@@ -72,19 +72,13 @@ static int64_t band_floats(const wdw_shape *s, int64_t seg) {
     return s->alpha * (s->m * seg + 2) * s->cblock + (int64_t)s->m * s->m * seg * s->kblock;
 }
 
-/* A fused item's V and U hold a chunk's panel per xi: CHUNK x 64 output channels, 8 KiB,
- * so the ALPHA^2 stores of one tile's transform fell 8 KiB apart, into one set of the L1 (12
- * ways for 36 lines). One cache line more between the xi spreads them over 36 sets: S4 (16 x
- * 64 channels, 32-tile chunks) 45.2 -> 36.4 ms on two cores of the Intel VM. */
-#define XI_SKEW_FLOATS 16
-
 /* Floats of a fused item's scratch for chunks of `chunk` tiles (wino_dw.c.in: SCRATCH_FLOATS).
  * Its budget, cg_winograd_scratch_budget: half the L2 and at most the 512 KiB every thread's
  * stack can give. */
 static int64_t scratch_floats(const wdw_shape *s, int64_t chunk) {
     int64_t a2 = (int64_t)s->alpha * s->alpha;
     return band_floats(s, band_tiles(chunk)) +
-           a2 * (chunk * (s->cblock + s->kblock) + 2 * XI_SKEW_FLOATS);
+           a2 * (chunk * (s->cblock + s->kblock) + 2 * CG_WINO_XI_SKEW);
 }
 
 /* Tiles per chunk: as many as the scratch budget holds, up to 32 (each chunk's GEMMs load
@@ -209,7 +203,7 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
     /* x and dy beyond the L3: each chunk prefetches the next one's bands (wino_dw.c.in) */
     products->stream = cg_view_bytes(&products->src) + cg_view_bytes(&products->src2) >
                        plan->target.l3_bytes;
-    products->wino_skew = XI_SKEW_FLOATS;
+    products->wino_skew = CG_WINO_XI_SKEW;
     products->wino_chunk = choose_chunk(plan, &s);
     products->wino_block[1] = band_tiles(products->wino_chunk);
     products->splits = choose_splits(plan, &s, products->wino_chunk);

@@ -1667,7 +1667,8 @@ static void test_winograd_choice(void **state) {
     free(plan);
     /* S9: a 16x16 plane is 4 x 4 tiles, one block (16 GEMM rows); 16 images x 1 block give 8
      * items per thread, so each item runs all 16 output planes (no input plane transformed
-     * twice); its scratch holds the three transformed planes its output plane reads */
+     * twice); its scratch holds the three transformed planes its output plane reads, a cache
+     * line more between the xi */
     p = parse("bwdd_f32_ncdhw_g1mb16ic32oc32_i16x16x16_o16x16x16_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1");
     plan = plan_for(&p, &base_target);
     conv = find_kind(plan, CG_STEP_WINO_CONV);
@@ -1676,7 +1677,9 @@ static void test_winograd_choice(void **state) {
     assert_int_equal(conv->wino_block[1], 4);
     assert_int_equal(conv->wino_planes, 16);
     assert_int_equal(conv->work_items, 16);
-    assert_int_equal(conv->scratch_bytes, 4 * (36 * 16 * 32 + 3 * 36 * 16 * 32 + 16 * 16 * 32));
+    assert_int_equal(conv->wino_skew, 16);
+    assert_int_equal(conv->scratch_bytes,
+                     4 * (36 * (16 * 32 + 16) + 3 * 36 * (16 * 32 + 16) + 16 * 16 * 32));
     free(plan);
     /* 128 channels each way (U 2.4 MB, fused under a 4 MiB L2): one row of 16 tiles overflows
      * 512 KiB (36 KiB a tile), so rows split in two blocks of 8 */
@@ -1697,6 +1700,7 @@ static void test_winograd_choice(void **state) {
     assert_non_null(conv);
     assert_int_equal(conv->mr, 6);
     assert_int_equal(conv->wino_chunk, 36);
+    assert_int_equal(conv->wino_skew, 0); /* the workspace's V and M rows: all tiles, dense */
     assert_int_equal(conv->work_items, 36 * 8);
     assert_int_equal(conv->wino_m_offset - conv->wino_v_offset, 36 * 32 * 512 * 4);
     free(plan);
