@@ -179,10 +179,10 @@ typedef struct cg_step {
     int64_t wino_planes;         /* output depth planes per work item (1 in 2-D) */
     int64_t wino_oband_offset;   /* scratch floats before the output band */
     int wino_stage;              /* 0: fused WINO_CONV; 1, 2, 3: WINO_IN, WINO_GEMM, WINO_OUT */
-    int64_t wino_skew;           /* fused WINO_CONV, WINO_DW stage 1: floats past an item's
-                                    (a chunk's) rows of V and M (U) before the next xi's (whole
-                                    panels apart, a tile's ALPHA^2 transform stores fell into a
-                                    few L1 sets) */
+    int64_t wino_skew;           /* fused WINO_CONV, WINO_DW: floats past an item's (a chunk's,
+                                    staged dw: all tiles') rows of V and M (U) before the next
+                                    xi's (whole panels apart, a tile's ALPHA^2 transform stores
+                                    fell into a few L1 sets) */
     int64_t wino_v_offset;       /* staged: workspace bytes of V[xi][all tiles][cin_pad] */
     int64_t wino_m_offset;       /* staged: workspace bytes of M[xi][all tiles][cout_pad] */
     int64_t wino_chunk;          /* WINO_GEMM: tiles per work item (a multiple of mr);

@@ -1481,9 +1481,13 @@ static void test_winograd_dw(void **state) {
             assert_int_equal(prod->splits, 1);
             assert_int_equal(prod->scratch_bytes, a2 * prod->cin_pad * kb * 4);
             assert_true(in->scratch_bytes > 0 && in->scratch_bytes <= t.l2_bytes / 2);
-            assert_true(prod->wino_m_offset >= prod->wino_v_offset +
-                                                   a2 * tiles * cblocks * prod->cin_pad * 4);
-            assert_true(plan->workspace_bytes >= prod->wino_m_offset + a2 * tiles * prod->cout_pad * 4);
+            /* V and U each with a cache line more between the xi */
+            assert_int_equal(in->wino_skew, 16);
+            assert_int_equal(prod->wino_skew, 16);
+            assert_true(prod->wino_m_offset >=
+                        prod->wino_v_offset + a2 * (tiles * cblocks * prod->cin_pad + 16) * 4);
+            assert_true(plan->workspace_bytes >=
+                        prod->wino_m_offset + a2 * (tiles * prod->cout_pad + 16) * 4);
             assert_true(a2 * tiles * (cblocks * prod->cin_pad + prod->cout_pad) * 4 <= t.l3_bytes / 2);
             if (wc->cblock) assert_int_equal(prod->cin_pad, wc->cblock);
             free(plan);

@@ -47,7 +47,7 @@
 #define U_OFFSET 0
 #define CHUNK 18
 #define SEG 8 /* tiles per band load: a row of tiles is loaded SEG at a time */
-#define XI_SKEW 16 /* STAGE 1: floats past a chunk's panel before the next xi's */
+#define XI_SKEW 16 /* floats past a chunk's (staged: all tiles') rows per xi */
 #define PREFETCH 0 /* 1: x and dy exceed the L3, the next chunk's bands are prefetched */
 #define BATCH 2
 #define IN_H 9
@@ -109,10 +109,10 @@ _Static_assert(CG_TB == CG_VLEN, "a turned block row is one vector");
  * tile, 1 KiB apart at 256 channels, the panels' lines fell into 4 of the L1's 64 sets and
  * every register tile's pass over the tiles came from the L2: ResNet's 256 channels at 14x14
  * 7.4 -> 6.4 ms on the Intel VM) */
-#define V_XI (STAGED ? ALL_TILES * C_PAD : (int64_t)CHUNK * CB + XI_SKEW)
+#define V_XI ((STAGED ? ALL_TILES * C_PAD : (int64_t)CHUNK * CB) + XI_SKEW)
 #define V_T CB
 #define V_BLOCK (ALL_TILES * CB) /* staged: floats between input channel blocks */
-#define U_XI (STAGED ? ALL_TILES * K_PAD : (int64_t)CHUNK * KB + XI_SKEW)
+#define U_XI ((STAGED ? ALL_TILES * K_PAD : (int64_t)CHUNK * KB) + XI_SKEW)
 #define U_T KB
 #define U_BLOCK (ALL_TILES * KB)
 #define SCRATCH_FLOATS                                                                          \
