@@ -336,6 +336,12 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
     step->work_items = plan->problem.n * step->groups * cg_ceil_div(blocks, per_item);
 }
 
+int64_t cg_l1_chunk(const cg_target *target, int64_t count, int64_t bytes_each) {
+    const int64_t share = target->l1_bytes * 3 / 4;
+    if (count * bytes_each <= share) return count;
+    return cg_ceil_div(count, cg_ceil_div(count * bytes_each, share));
+}
+
 /* An unstaged 1x1 tile's input panel (CIN x NV vectors of pixels) is read again by every
  * block of MR output channels. Where it outgrows three quarters of the L1 (the rest holds the
  * weights' stream and the partial sums) each block takes it in passes of k_chunk channels,
@@ -348,12 +354,9 @@ static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa
                                 int64_t esize) {
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
     const int64_t tile_floats = (int64_t)step->mr * step->nv * budget->vlen;
-    const int64_t panel = step->cin_g * step->nv * budget->vlen * esize;
-    const int64_t l1_share = plan->target.l1_bytes * 3 / 4;
-    step->k_chunk = step->cin_g;
+    step->k_chunk = cg_l1_chunk(&plan->target, step->cin_g, step->nv * budget->vlen * esize);
     step->block_run = blocks;
-    if (panel <= l1_share) return;
-    step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l1_share));
+    if (step->k_chunk == step->cin_g) return;
     const int64_t run_max = plan->target.l2_bytes / 16 / (tile_floats * 4);
     step->block_run = cg_ceil_div(blocks, cg_ceil_div(blocks, run_max > 1 ? run_max : 1));
 }
