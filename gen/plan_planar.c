@@ -396,13 +396,19 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
          * in full lines, which needs planes of whole lines. Work items are then channel
          * blocks: an item owns its planes. 16-bit dx planes (never stored non-temporally)
          * take the staged writes at any size: whole vectors front to back instead of masked
-         * partial stores interleaved with zeros (S1 in f16: 11.4 -> 9.4 ms; f32 dx within
-         * the L3 gained nothing measurable, ResNet's 1x1 stride-2 dx layers). */
+         * partial stores interleaved with zeros (S1 in f16: 11.4 -> 9.4 ms), and so do f32
+         * planes of at most 4 tiles whose last tile would be a single vector, which the staged
+         * kernel computes with the lanes along the channels (choose_tail_lanes; on the Intel
+         * VM, 2 threads: ResNet's 1024 <- 512 stride-2 dx at 14x14 7.6 -> 6.7 ms, S1 16.5 ->
+         * 16.2; f32 dx within the L3 otherwise gained nothing, and 28x28 dy planes, 13 tiles,
+         * lost 40%). */
         const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
         const int64_t plane_elems = cg_prod(step->dst.logical, 3);
         const int64_t plane_bytes = plane_elems * esize;
+        const int short_tail = pixels > tile && pixels <= 4 * tile &&
+                               last_tile_pixels(pixels, step->nv, budget->vlen) <= budget->vlen;
         const int stream_f32 = plane_bytes % 64 == 0 &&
-                               p->n * p->c * plane_bytes > plan->target.l3_bytes;
+                               (short_tail || p->n * p->c * plane_bytes > plan->target.l3_bytes);
         if (dx && cg_prod(step->stride, 3) > 1 && step->mr * plane_bytes <= (192 << 10) &&
             (p->dtype == CG_F32 ? stream_f32 : plane_elems % budget->vlen == 0)) {
             step->stream = 1;

@@ -833,14 +833,15 @@ static void test_planar_1x1(void **state) {
     /* unstaged: the tile's input panel (reduction channels x 64 pixels, f32) in passes that
      * fit three quarters of the 48 KiB L1, the partial sums of runs of blocks within a
      * sixteenth of the 1 MiB L2 (42 blocks of 6 x 64), balanced: 64 channels in one pass; 512
-     * in 4 of 128 (22 blocks, one run); 171 blocks in 5 runs of 35 */
+     * in 4 of 128 (22 blocks, one run); 171 blocks in 5 runs of 35 (stride 2, 13 tiles of dy
+     * per plane, 12.8 MB of dx: unstaged) */
     static const struct {
         const char *problem;
         int64_t k_chunk, block_run;
     } passes[] = {
         {"bwdd_f32_nchw_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 64, 43},
         {"bwdd_f32_nchw_g1mb8ic128oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128, 22},
-        {"bwdd_f32_nchw_g1mb8ic1024oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 128, 35},
+        {"bwdd_f32_nchw_g1mb1ic1024oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 128, 35},
     };
     for (size_t c = 0; c < sizeof passes / sizeof passes[0]; c++) {
         cg_problem raw = parse(passes[c].problem);
@@ -853,6 +854,25 @@ static void test_planar_1x1(void **state) {
         assert_int_equal(gemm->k_chunk, passes[c].k_chunk);
         assert_int_equal(gemm->block_run, passes[c].block_run);
         free(pass_plan);
+    }
+    /* staged within the L3 where a plane of at most 4 tiles ends in a one-vector tile (14x14
+     * dy, 4 pixels left: ResNet's 1024 <- 512 stride-2 dx, 6.4 MB of dx), not where dy planes
+     * take 13 tiles (28x28, 16 pixels left) */
+    static const struct {
+        const char *problem;
+        int staged;
+    } small_planes[] = {
+        {"bwdd_f32_nchw_g1mb8ic1024oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1},
+        {"bwdd_f32_nchw_g1mb1ic512oc256_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0},
+    };
+    for (size_t c = 0; c < sizeof small_planes / sizeof small_planes[0]; c++) {
+        cg_problem raw = parse(small_planes[c].problem);
+        cg_plan *small_plan = plan_for(&raw, &base_target);
+        const cg_step *gemm = find_kind(small_plan, CG_STEP_PLANAR_1X1);
+        assert_non_null(gemm);
+        assert_int_equal(gemm->stream, small_planes[c].staged);
+        assert_int_equal(gemm->tail_lanes, small_planes[c].staged);
+        free(small_plan);
     }
     /* S1 (staged: dx over the L3; 196 pixels): the last tile's 4 pixels by channel lanes, a
      * tile of 8 channels x 3 vectors (4 tiles of 48 pixels and the 4), items of 2 blocks = 16
