@@ -363,14 +363,15 @@ static void avoid_one_vector_tail(const cg_plan *plan, cg_step *step, const cg_i
     step->mr = mr;
 }
 
-/* An unstaged 1x1 tile's input panel (CIN x NV vectors of pixels) is read again by every
- * block of MR output channels. Where it outgrows three quarters of the L1 (the rest holds the
- * weights' stream and the partial sums) each block takes it in passes of k_chunk channels,
- * the partial sums of a run of blocks kept on the stack between passes, at most a sixteenth of
- * the L2 (they stay there beside the weights and the panels; 128 KiB here). S1's panel, 512 channels x 64 pixels (128 KiB), came from the L2 once per
- * block. On the Intel VM (48 KiB L1), interleaved rounds: ResNet's 64 <- 512 dx at 28x28 5.8
- * -> 5.0 ms on one core, 64 <- 256 at 56x56 3.8 -> 3.4 ms on two; half the L1 split the
- * 128-channel panels as well and lost 3% there, the whole L1 gained less on S1. */
+/* An unstaged 1x1 tile's input panel (CIN x NV vectors of pixels, rows a plane apart) is read
+ * again by every block of MR output channels: 512 channels of 64 pixels (128 KiB) came from the
+ * L2 once per block. Where it outgrows three quarters of the L1 (the rest holds the weights'
+ * stream and the partial sums) each block takes it in passes of k_chunk channels, the partial
+ * sums of a run of blocks kept on the stack between passes, at most a sixteenth of the L2
+ * (they stay there beside the weights and the panels; 128 KiB here). On the Intel VM (48 KiB
+ * L1), interleaved rounds: ResNet's 128 <- 512 dx at 28x28 7.4 -> 6.0 ms on one core, 64 <- 256
+ * at 56x56 3.8 -> 3.4 ms on two; half the L1 split the 128-channel panels as well and lost 3%
+ * there. */
 static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                                 int64_t esize) {
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
