@@ -89,8 +89,8 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
  * tile's input panel, whose rows lie a plane apart. The channel-lane dx GEMM's weights, one
  * contiguous stream from the L2, ran 3-10% slower in passes.) */
 int64_t cg_l1_chunk(const cg_target *target, int64_t count, int64_t bytes_each);
-/* Floats a fused Winograd item leaves between consecutive xi of its transformed tiles beyond
- * their rows: one cache line. Rows of whole panels apart (a chunk of 32 tiles x 64 channels
+/* Floats a Winograd kernel leaves between consecutive xi of its transformed tiles beyond their
+ * rows (fused items' V and M, the dw's V and U fused and staged): one cache line. Rows of whole panels apart (a chunk of 32 tiles x 64 channels
  * is 8 KiB; S3's items 7 KiB) put a tile's ALPHA^2 transform stores, and the output
  * transform's loads, into one or a few L1 sets. Two cores of the Intel VM: S4's dw 45.2 ->
  * 37.1 ms, S3's dx 5.1 -> 4.9 ms. */

@@ -421,8 +421,8 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
          * partial stores interleaved with zeros (S1 in f16: 11.4 -> 9.4 ms), and so do f32
          * planes of at most 4 tiles whose last tile would be a single vector, which the staged
          * kernel computes with the lanes along the channels (choose_tail_lanes; on the Intel
-         * VM, 2 threads: ResNet's 1024 <- 512 stride-2 dx at 14x14 7.6 -> 6.7 ms, S1 16.5 ->
-         * 16.2; f32 dx within the L3 otherwise gained nothing, and 28x28 dy planes, 13 tiles,
+         * VM, 2 threads: ResNet's 1024 <- 512 stride-2 dx at 14x14 7.7 -> 7.3 ms, S1 16.2 ->
+         * 15.5; f32 dx within the L3 otherwise gained nothing, and 28x28 dy planes, 13 tiles,
          * lost 40%). */
         const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
         const int64_t plane_elems = cg_prod(step->dst.logical, 3);
