@@ -83,16 +83,11 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims);
-/* Reduction steps per pass over an operand that a GEMM's tiles read again and again: all
- * `count` where their `bytes_each` fit three quarters of the L1 (the rest for the other
- * operand's stream and the partial sums), else the fewest even passes that do (the planar 1x1
- * tile's input panel, whose rows lie a plane apart. The channel-lane dx GEMM's weights, one
- * contiguous stream from the L2, ran 3-10% slower in passes.) */
-int64_t cg_l1_chunk(const cg_target *target, int64_t count, int64_t bytes_each);
 /* Floats a Winograd kernel leaves between consecutive xi of its transformed tiles beyond their
- * rows (fused items' V and M, the dw's V and U fused and staged): one cache line. Rows of whole panels apart (a chunk of 32 tiles x 64 channels
- * is 8 KiB; S3's items 7 KiB) put a tile's ALPHA^2 transform stores, and the output
- * transform's loads, into one or a few L1 sets. Two cores of the Intel VM: S4's dw 45.2 ->
+ * rows (fused items' V and M, the dw's V and U fused and staged): one cache line. Rows of
+ * whole panels apart (a chunk of 32 tiles x 64 channels is 8 KiB; S3's items 7 KiB) put a
+ * tile's ALPHA^2 transform stores, and the output transform's loads, into one or a few L1
+ * sets. Two cores of the Intel VM: S4's dw 45.2 ->
  * 37.1 ms, S3's dx 5.1 -> 4.9 ms. */
 #define CG_WINO_XI_SKEW 16
 /* Stack bytes a Winograd kernel call may use: half the L2, at most 512 KiB. */

@@ -296,10 +296,11 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
     return CG_OK;
 }
 
-/* Pixels in the last tile of a plane of `pixels` cut into tiles of nv vectors. */
-static int64_t last_tile_pixels(int64_t pixels, int nv, int vlen) {
+/* Whether a plane of `pixels` cut into tiles of nv vectors takes more than one tile and its
+ * last holds one vector of pixels or less. */
+static int ends_in_one_vector(int64_t pixels, int nv, int vlen) {
     const int64_t tile = (int64_t)nv * vlen;
-    return pixels - (cg_ceil_div(pixels, tile) - 1) * tile;
+    return pixels > tile && pixels - (cg_ceil_div(pixels, tile) - 1) * tile <= vlen;
 }
 
 /* A staged 1x1 dx whose last tile is one vector of pixels (S1: 196 pixels, three tiles of 64
@@ -315,13 +316,11 @@ static int64_t last_tile_pixels(int64_t pixels, int nv, int vlen) {
 static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                               int64_t pixels) {
     if (plan->problem.dtype != CG_F32 || step->nv < 2 || step->cout_g < budget->vlen ||
-        pixels <= (int64_t)step->nv * budget->vlen ||
-        last_tile_pixels(pixels, step->nv, budget->vlen) > budget->vlen)
+        !ends_in_one_vector(pixels, step->nv, budget->vlen))
         return;
     const int half = budget->vlen / 2, nv = (budget->registers - 1) / (half + 1);
     if (plan->target.force_mr <= 0 && plan->target.force_nv <= 0 && nv >= 2 &&
-        nv <= budget->max_nv && pixels > (int64_t)nv * budget->vlen &&
-        last_tile_pixels(pixels, nv, budget->vlen) <= budget->vlen) {
+        nv <= budget->max_nv && ends_in_one_vector(pixels, nv, budget->vlen)) {
         step->mr = half;
         step->nv = nv;
     }
@@ -336,12 +335,6 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
     step->work_items = plan->problem.n * step->groups * cg_ceil_div(blocks, per_item);
 }
 
-int64_t cg_l1_chunk(const cg_target *target, int64_t count, int64_t bytes_each) {
-    const int64_t share = target->l1_bytes * 3 / 4;
-    if (count * bytes_each <= share) return count;
-    return cg_ceil_div(count, cg_ceil_div(count * bytes_each, share));
-}
-
 /* An unstaged plane whose last tile would be a single vector runs that tile at MR broadcasts
  * per FMA row, and it reads its panel from the L2 for a seventh of the FMAs. One more vector
  * per tile, for as many accumulators (5 x 5 for 6 x 4 on AVX-512), ends the plane in a longer
@@ -354,10 +347,9 @@ static void avoid_one_vector_tail(const cg_plan *plan, cg_step *step, const cg_i
     int mr = (budget->registers - nv - 1) / nv;
     if (mr > budget->max_mr) mr = budget->max_mr;
     if (plan->target.force_mr > 0 || plan->target.force_nv > 0 ||
-        pixels <= (int64_t)step->nv * budget->vlen ||
-        last_tile_pixels(pixels, step->nv, budget->vlen) > budget->vlen ||
-        last_tile_pixels(pixels, nv, budget->vlen) <= budget->vlen ||
-        mr * nv < step->mr * step->nv || mr > step->cout_g)
+        !ends_in_one_vector(pixels, step->nv, budget->vlen) ||
+        ends_in_one_vector(pixels, nv, budget->vlen) || mr * nv < step->mr * step->nv ||
+        mr > step->cout_g)
         return;
     step->nv = nv;
     step->mr = mr;
@@ -371,14 +363,18 @@ static void avoid_one_vector_tail(const cg_plan *plan, cg_step *step, const cg_i
  * (they stay there beside the weights and the panels; 128 KiB here). On the Intel VM (48 KiB
  * L1), interleaved rounds: ResNet's 128 <- 512 dx at 28x28 7.4 -> 6.0 ms on one core, 64 <- 256
  * at 56x56 3.8 -> 3.4 ms on two; half the L1 split the 128-channel panels as well and lost 3%
- * there. */
+ * there. (The channel-lane dx GEMM's weights, one contiguous stream the L2 streamer feeds,
+ * ran 3-10% slower in such passes.) */
 static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                                 int64_t esize) {
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
     const int64_t tile_floats = (int64_t)step->mr * step->nv * budget->vlen;
-    step->k_chunk = cg_l1_chunk(&plan->target, step->cin_g, step->nv * budget->vlen * esize);
+    const int64_t panel = step->cin_g * step->nv * budget->vlen * esize;
+    const int64_t l1_share = plan->target.l1_bytes * 3 / 4;
+    step->k_chunk = step->cin_g;
     step->block_run = blocks;
-    if (step->k_chunk == step->cin_g) return;
+    if (panel <= l1_share) return;
+    step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l1_share));
     const int64_t run_max = plan->target.l2_bytes / 16 / (tile_floats * 4);
     step->block_run = cg_ceil_div(blocks, cg_ceil_div(blocks, run_max > 1 ? run_max : 1));
 }
@@ -409,10 +405,8 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
         if (step->mr > step->cout_g) step->mr = (int)step->cout_g;
         if (step->mr < 1) step->mr = 1;
         if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
-        int64_t blocks = (step->cout_g + step->mr - 1) / step->mr;
-        int64_t tile = (int64_t)step->nv * budget->vlen;
+        const int64_t tile = (int64_t)step->nv * budget->vlen;
         step->item_blocks = 1;
-        step->work_items = p->n * p->groups * ((pixels + tile - 1) / tile);
         /* A strided dx larger than the L3 (at stride 2 three quarters zeros) is written as
          * whole planes, staged on the stack (at most 192 KiB for MR planes) and streamed out
          * in full lines, which needs planes of whole lines. Work items are then channel
@@ -427,23 +421,22 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
         const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
         const int64_t plane_elems = cg_prod(step->dst.logical, 3);
         const int64_t plane_bytes = plane_elems * esize;
-        const int short_tail = pixels > tile && pixels <= 4 * tile &&
-                               last_tile_pixels(pixels, step->nv, budget->vlen) <= budget->vlen;
+        const int short_tail =
+            pixels <= 4 * tile && ends_in_one_vector(pixels, step->nv, budget->vlen);
         const int stream_f32 = plane_bytes % 64 == 0 &&
                                (short_tail || p->n * p->c * plane_bytes > plan->target.l3_bytes);
         if (dx && cg_prod(step->stride, 3) > 1 && step->mr * plane_bytes <= (192 << 10) &&
             (p->dtype == CG_F32 ? stream_f32 : plane_elems % budget->vlen == 0)) {
             step->stream = 1;
-            step->work_items = p->n * p->groups * blocks;
+            step->work_items = p->n * p->groups * cg_ceil_div(step->cout_g, step->mr);
             choose_tail_lanes(plan, step, budget, pixels);
-            blocks = cg_ceil_div(step->cout_g, step->mr);
         } else {
             avoid_one_vector_tail(plan, step, budget, pixels);
-            blocks = cg_ceil_div(step->cout_g, step->mr);
-            tile = (int64_t)step->nv * budget->vlen;
-            step->work_items = p->n * p->groups * cg_ceil_div(pixels, tile);
+            step->work_items =
+                p->n * p->groups * cg_ceil_div(pixels, (int64_t)step->nv * budget->vlen);
             choose_panel_passes(plan, step, budget, esize);
         }
+        const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
         /* weights packed per item's blocks, side by side: [g][item group][cin][blocks x MR] */
         const int64_t pack_nr = step->item_blocks * step->mr;
         step->wpack_offset = cg_ws_alloc(plan, p->groups * cg_ceil_div(blocks, step->item_blocks) *
