@@ -963,3 +963,24 @@ cg_status cg_emit_c_step(const cg_plan *plan, int step_index, const char *config
     }
     return CG_OK;
 }
+
+char *cg_emit_c_twin_call(const char *source, const char *symbol, const char *twin) {
+    const char *banner_end = strncmp(source, "/*", 2) == 0 ? strstr(source, "*/\n") : NULL;
+    const char *include = banner_end ? strstr(banner_end, "#include") : NULL;
+    const char *include_end = include ? strchr(include, '\n') : NULL;
+    if (!include_end) return NULL; /* every emitted source has a banner and its ISA header */
+    const char *closing = banner_end; /* start of the banner's closing line */
+    while (closing > source && closing[-1] != '\n') closing--;
+    cg_text text;
+    cg_text_init(&text);
+    cg_text_line(&text, "%.*s", (int)(closing - source - 1), source);
+    cg_text_line(&text, " * code:     the same as %s, which this calls", twin);
+    cg_text_line(&text, " */");
+    cg_text_line(&text, "%.*s", (int)(include_end - include), include);
+    cg_text_line(&text, "%s", "");
+    cg_text_line(&text, "void %s(\n    const cg_kernel_params *params, void *const *buffers);", twin);
+    cg_text_line(&text, "void %s(\n    const cg_kernel_params *params, void *const *buffers) {", symbol);
+    cg_text_line(&text, "    %s(params, buffers);", twin);
+    cg_text_line(&text, "}");
+    return cg_text_finish(&text);
+}

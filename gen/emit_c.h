@@ -9,4 +9,9 @@
 cg_status cg_emit_c_step(const cg_plan *plan, int step_index, const char *config_name,
                          char **source, char msg[CG_MSG_MAX]);
 
+/* The source of `symbol` when its code (`source`, emitted for it) is the same as that of
+ * `twin`, already in the pack: the banner of `source`, then a definition that calls `twin`,
+ * so the pack compiles that code once. Malloc'ed; NULL when out of memory. */
+char *cg_emit_c_twin_call(const char *source, const char *symbol, const char *twin);
+
 #endif /* CG_EMIT_C_H */

@@ -158,34 +158,6 @@ static void remove_stale_sources(const char *dir, char **keep, int keep_count) {
     closedir(d);
 }
 
-/* The code of a generated source: what follows its banner comment (which names the problem and
- * the plan, and so differs between plans that share a kernel). */
-static const char *after_banner(const char *text) {
-    const char *end = strncmp(text, "/*", 2) == 0 ? strstr(text, "*/\n") : NULL;
-    return end ? end + 3 : text;
-}
-
-/* Whether the file at `path` holds the same code as `source`, banners aside. */
-static int same_code(const char *path, const char *source) {
-    FILE *file = fopen(path, "rb");
-    if (!file) return 0;
-    size_t cap = strlen(source) + 4096, size;
-    char *text = malloc(cap + 1);
-    size = text ? fread(text, 1, cap, file) : 0;
-    fclose(file);
-    if (!text) return 0;
-    text[size] = '\0';
-    int same = !strcmp(after_banner(text), after_banner(source));
-    free(text);
-    return same;
-}
-
-static int kept(const cg_pack_writer *writer, const char *name) {
-    for (int i = 0; i < writer->keep_count; i++)
-        if (!strcmp(writer->keep[i], name)) return 1;
-    return 0;
-}
-
 /* The overrides of one CPU variant, by precedence: --plan FILE, the problem's own (tune's
  * candidates), the tuning database's entry for (problem, ISA, threads), else none. */
 static cg_status choose_overrides(cg_pack_writer *writer, const cg_problem *problem,
@@ -262,19 +234,25 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
             char *source = NULL;
             status = cg_emit_c_step(plan, i, writer->options->config_name, &source, msg);
             if (status != CG_OK) return status;
+            const char *twin = NULL;
+            int again = 0;
+            status = cg_pack_place_code(writer, source, symbol, &twin, &again, msg);
+            if (status != CG_OK || again) {
+                free(source);
+                if (status != CG_OK) return status;
+                continue;
+            }
+            if (twin) {
+                char *call = cg_emit_c_twin_call(source, symbol, twin);
+                free(source);
+                if (!(source = call)) {
+                    snprintf(msg, CG_MSG_MAX, "out of memory");
+                    return CG_ERR_NOMEM;
+                }
+            }
             char name[CG_KERNEL_NAME_MAX + 32], path[4400];
             snprintf(name, sizeof name, "%s.c", symbol);
             snprintf(path, sizeof path, "%s/src/%s", writer->dir, name);
-            /* Plans of one problem under several names (tune's candidates) share kernels: the
-             * first writer's file stays, and a name written again must hold the same code. */
-            if (kept(writer, name)) {
-                int same = same_code(path, source);
-                free(source);
-                if (same) continue;
-                snprintf(msg, CG_MSG_MAX, "kernel %.160s: two plans emit different code under "
-                         "one name", symbol);
-                return CG_ERR_INTERNAL;
-            }
             status = cg_write_file_if_changed(path, source, strlen(source), NULL, msg);
             free(source);
             if (status != CG_OK) return status;
@@ -406,6 +384,7 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
     }
     for (int i = 0; i < writer.keep_count; i++) free(writer.keep[i]);
     free(writer.keep);
+    free(writer.codes);
     cg_tuning_db_free(&writer.used);
     free(writer.plan);
     cJSON_Delete(root);

@@ -3,9 +3,18 @@
 #define CG_PACK_INTERNAL_H
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 #include "pack.h"
 #include "tuning_db.h"
+
+/* A kernel source written to src/, and the kernel whose file holds its code: itself, or the
+ * first kernel with the same code (pack_twins.c). */
+typedef struct cg_kernel_code {
+    uint64_t hash; /* of the code after the banner, its own symbol masked */
+    char symbol[CG_KERNEL_NAME_MAX + 16];
+    char code_symbol[CG_KERNEL_NAME_MAX + 16];
+} cg_kernel_code;
 
 typedef struct cg_pack_writer {
     const char *dir;
@@ -13,12 +22,22 @@ typedef struct cg_pack_writer {
     cg_plan *plan;   /* scratch plan (large: heap) */
     char **keep;     /* names of src/ files written in this run */
     int keep_count, keep_capacity;
+    cg_kernel_code *codes; /* CPU kernels written in this run */
+    int code_count, code_capacity;
     int problem_index; /* of the problem being added, into options->overrides */
     cg_tuning_db used; /* tuning-database entries the pack's plans use (-> tuning.json) */
 } cg_pack_writer;
 
 /* Records that src/<name> belongs to the pack (stale files are deleted at the end). */
 cg_status cg_pack_keep(cg_pack_writer *writer, const char *name, char msg[CG_MSG_MAX]);
+
+/* Where the code of `source`, emitted for `symbol`, goes. *again: the symbol was placed before
+ * in this run with the same code (plans of one problem under tune's names share kernels;
+ * different code under one name is an internal error); nothing to write. Else *twin: a kernel
+ * already written with the same code (write cg_emit_c_twin_call's source; the pointer lasts
+ * until the next call), or NULL (write the source itself). */
+cg_status cg_pack_place_code(cg_pack_writer *writer, const char *source, const char *symbol,
+                             const char **twin, int *again, char msg[CG_MSG_MAX]);
 
 /* Adds a problem's CPU variants (one per ISA) to its manifest entry and writes their sources. */
 cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJSON *entry,

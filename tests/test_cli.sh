@@ -294,5 +294,42 @@ check "run --pack on that pack" "$CG" run configs/examples/ex_strided_asym_pad.j
     --target cpu --pack "$pack" --inputs "$T/in_strided" --outputs "$T/out_strided"
 check "build again: still nothing recompiled after a run" test "$all_before" = "$(stamps)"
 
+# ---------------------------------------------------------------------------------------------
+echo "== kernels with the same code under two names are compiled once"
+# f16 and bf16 NHWC stride-2 dx: their phase kernels work on f32 views, so the second problem's
+# are twins of the first's; each twin's source calls its first copy, and both problems still
+# agree with the reference.
+cat >"$T/twins.json" <<'EOF2'
+{"problems": [
+ {"name": "tw_f16", "op": "bwd_data", "dtype": "f16", "layout": "NHWC", "n": 2, "c": 20,
+  "k": 18, "input": [9, 10], "filter": [3, 3], "stride": [2, 2], "pad": [1, 1]},
+ {"name": "tw_bf16", "op": "bwd_data", "dtype": "bf16", "layout": "NHWC", "n": 2, "c": 20,
+  "k": 18, "input": [9, 10], "filter": [3, 3], "stride": [2, 2], "pad": [1, 1]}
+]}
+EOF2
+twins=$T/twins
+check "gen --build of two problems sharing kernels" quiet "$CG" gen "$T/twins.json" -o "$twins" \
+    --isa avx512 --build
+calls=$(grep -l '^ \* code: *the same as' "$twins"/src/cg_bf16_*.c 2>/dev/null | wc -l)
+firsts=$(grep -L '^ \* code: *the same as' "$twins"/src/cg_f16_*.c 2>/dev/null | wc -l)
+check "the bf16 problem's phase kernels call the f16 ones ($calls calls)" test "$calls" -ge 4
+check "the f16 problem's kernels hold their code ($firsts)" test "$firsts" -ge 4
+twin_ok=1
+for f in $(grep -l '^ \* code: *the same as' "$twins"/src/*.c); do
+    first=$(sed -n 's/^ \* code: *the same as \([a-z0-9_]*\), which this calls$/\1/p' "$f")
+    [ -n "$first" ] && [ -e "$twins/src/$first.c" ] && ! grep -q 'the same as' "$twins/src/$first.c" ||
+        twin_ok=0
+done
+check "every call names a kernel of the pack that holds code" test "$twin_ok" = 1
+for name in tw_f16 tw_bf16; do
+    make_inputs "$T/twins.json" "$name" "$T/in_$name"
+    check "run $name --target cpu --pack" quiet "$CG" run "$T/twins.json" --name "$name" \
+        --target cpu --pack "$twins" --inputs "$T/in_$name" --outputs "$T/cpu_$name"
+    check "run $name --target ref" quiet "$CG" run "$T/twins.json" --name "$name" --target ref \
+        --inputs "$T/in_$name" --outputs "$T/ref_$name"
+    check "$name: cpu agrees with the reference" \
+        check_outputs "$T/twins.json" "$name" "$T/cpu_$name" "$T/ref_$name"
+done
+
 echo "test_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
