@@ -1081,6 +1081,41 @@ static void test_x_turned_dw(void **state) {
     }
 }
 
+/* dw with dy turned into row blocks on unit-stride rows takes 8 x 3 tiles on AVX-512 (input
+ * channels spread evenly over blocks of at most 8); strided rows, channels-last tensors, AVX2
+ * and forced tiles keep the widest tile. */
+static void test_narrow_turned_dy_tile(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int isa, mr, nv;
+    } cases[] = {
+        {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 8, 3},
+        {"bwdw_f32_nchw_g1mb2ic19oc53_i6x11_o3x10_f3x2_s2x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 7, 3},
+        {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
+        {"bwdw_f32_nhwc_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
+        {"bwdw_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX2, 6, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_target target = base_target;
+        target.isa = (cg_isa)cases[c].isa;
+        cg_plan *plan = plan_for(&raw, &target);
+        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+        assert_non_null(part);
+        if (part->mr != cases[c].mr || part->nv != cases[c].nv)
+            fail_msg("%s: tile %d x %d, want %d x %d", cases[c].problem, part->mr, part->nv,
+                     cases[c].mr, cases[c].nv);
+        free(plan);
+    }
+    cg_target forced = base_target;
+    forced.force_nv = 4;
+    cg_problem s8 = parse(cases[0].problem);
+    cg_plan *plan = plan_for(&s8, &forced);
+    assert_int_equal(find_kind(plan, CG_STEP_DW_PARTIAL)->nv, 4);
+    free(plan);
+}
+
 /* Depthwise dx and dw of one NC... problem: paired (dx items are planes, dw splits per image,
  * the reduce not paired) when there are 8 planes per thread and no forced split; else the
  * usual row items and split heuristic. */
@@ -1970,6 +2005,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
+        cmocka_unit_test(test_narrow_turned_dy_tile),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),

@@ -99,6 +99,9 @@ const cgt_family cgt_families[] = {
     {"dw_nc_edges", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":3,\"k\":7,\"input\":[6,37],\"filter\":[3,4],\"pad_lo\":[2,0],\"pad_hi\":[0,3]"},
     {"dw_nc_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":6,\"k\":9,\"groups\":3,\"input\":[7,75],\"filter\":[3,3],\"stride\":[3,2],\"dilation\":[1,2],\"pad\":[1,2]"},
     {"dw_nc_1x1_3d", 3, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":11,\"k\":21,\"input\":[3,4,5],\"filter\":[1,1,1]"},
+    /* 8 x 3 tiles (dy turned, unit-stride rows): input channels 7 + 7 + 5, a last output
+     * block of 5 lanes after 48 */
+    {"dw_nc_narrow", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":19,\"k\":53,\"input\":[6,11],\"filter\":[3,2],\"stride\":[2,1],\"pad\":[1,0]"},
     {"dw_nc_1d", 1, "\"op\":\"bwd_weight\",\"n\":3,\"c\":5,\"k\":6,\"input\":[50],\"filter\":[5],\"pad\":[2]"},
     /* rows over 512 pixels: the planar dw GEMM (lanes along rows, masked row ends, stride 2
      * along rows, 1x1 planes folded into one row) */
