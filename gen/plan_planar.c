@@ -335,6 +335,14 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
     step->work_items = plan->problem.n * step->groups * cg_ceil_div(blocks, per_item);
 }
 
+/* Input channels per slice of a staged tile: after each slice the tile's item writes a share
+ * of the item before's dx planes, so those stores drain while FMAs run instead of all waiting
+ * on memory at the item's end (S1's 51 MB of dx took 23% of its time on one core that way).
+ * Shares after whole tiles (512 channels) took S1 on two cores of the Intel VM from 15.5 to 14.9
+ * ms; slices of 128, 64, 32 channels: 14.5, 14.1, 14.5 (one core: 28.2, 26.9, 28.1, from 29.7
+ * unstaged). A slice reloads its 24 partial sums from the stage, from the L1. */
+#define CG_STREAM_WRITE_K 64
+
 /* An unstaged plane whose last tile would be a single vector runs that tile at MR broadcasts
  * per FMA row, and it reads its panel from the L2 for a seventh of the FMAs. One more vector
  * per tile, for as many accumulators (5 x 5 for 6 x 4 on AVX-512), ends the plane in a longer
@@ -408,7 +416,8 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
         const int64_t tile = (int64_t)step->nv * budget->vlen;
         step->item_blocks = 1;
         /* A strided dx larger than the L3 (at stride 2 three quarters zeros) is written as
-         * whole planes, staged on the stack (at most 192 KiB for MR planes) and streamed out
+         * whole planes, staged on the stack (at most 192 KiB for MR planes, twice: one item is
+         * written while the next is computed) and streamed out
          * in full lines, which needs planes of whole lines. Work items are then channel
          * blocks: an item owns its planes. 16-bit dx planes (never stored non-temporally)
          * take the staged writes at any size: whole vectors front to back instead of masked
@@ -430,6 +439,8 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->stream = 1;
             step->work_items = p->n * p->groups * cg_ceil_div(step->cout_g, step->mr);
             choose_tail_lanes(plan, step, budget, pixels);
+            step->k_chunk = step->cin_g < CG_STREAM_WRITE_K ? step->cin_g : CG_STREAM_WRITE_K;
+            step->block_run = 1;
         } else {
             avoid_one_vector_tail(plan, step, budget, pixels);
             step->work_items =

@@ -15,6 +15,9 @@ const cgt_family cgt_families[] = {
     {"dx_1x1_s2", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":24,\"k\":17,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},
     /* the same with planes of whole vectors: 16-bit dx planes are staged and written whole */
     {"dx_1x1_s2_staged", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":24,\"input\":[8,16],\"filter\":[1,1],\"stride\":[2,2]"},
+    /* staged 1x1 s2 dx (14x14 dy planes, tail on channel lanes) with 150 input channels: the
+     * tiles in slices of 64, 64 and 22 between shares of the item before's writes */
+    {"dx_1x1_s2_slices", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":150,\"input\":[28,28],\"filter\":[1,1],\"stride\":[2,2]"},
     {"dx_y2_s3", 1, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":7,\"input\":[17],\"filter\":[2],\"stride\":[3]"},
     /* empty phases, negative numerator (the rocMLIR wrap): Y=1 s=3, Y=1 s=4, Y=2 s=4 */
     {"dx_y1_s3", 1, "\"op\":\"bwd_data\",\"n\":1,\"c\":6,\"k\":5,\"input\":[16],\"filter\":[1],\"stride\":[3]"},
