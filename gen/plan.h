@@ -121,8 +121,10 @@ typedef struct cg_step {
     int tail_lanes;  /* PLANAR_1X1 staged dx: the last tile's pixels (under one vector) are
                         computed with the lanes along the channels instead */
     int64_t item_blocks; /* PLANAR_1X1 staged dx: channel blocks of MR per work item */
+    int write_behind;    /* PLANAR_1X1 staged dx: an item's planes are written while the next
+                            item's tiles run, a share per slice of k_chunk input channels */
     int64_t k_chunk;     /* PLANAR_1X1 unstaged: input channels per pass over a tile's panel
-                            (cin_g: one pass) */
+                            (cin_g: one pass); staged: per slice between writes */
     int64_t block_run;   /* PLANAR_1X1 with k_chunk < cin_g: blocks of MR channels whose
                             partial sums a pass keeps on the stack */
 

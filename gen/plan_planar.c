@@ -340,7 +340,10 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
  * on memory at the item's end (S1's 51 MB of dx took 23% of its time on one core that way).
  * Shares after whole tiles (512 channels) took S1 on two cores of the Intel VM from 15.5 to 14.9
  * ms; slices of 128, 64, 32 channels: 14.5, 14.1, 14.5 (one core: 28.2, 26.9, 28.1, from 29.7
- * unstaged). A slice reloads its 24 partial sums from the stage, from the L1. */
+ * unstaged). A slice reloads its 24 partial sums from the stage, from the L1. Only for f32
+ * dx, whose planes are whole lines stored non-temporally: 16-bit planes (plain stores, read
+ * for ownership) lost 8% that way (512 <- 1024 channels at 28x28 in f16, 7.9 -> 9.2 ms on two
+ * cores, 15.6 -> 16.9 on one) and write each item's planes right after its tiles. */
 #define CG_STREAM_WRITE_K 64
 
 /* An unstaged plane whose last tile would be a single vector runs that tile at MR broadcasts
@@ -439,7 +442,10 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->stream = 1;
             step->work_items = p->n * p->groups * cg_ceil_div(step->cout_g, step->mr);
             choose_tail_lanes(plan, step, budget, pixels);
-            step->k_chunk = step->cin_g < CG_STREAM_WRITE_K ? step->cin_g : CG_STREAM_WRITE_K;
+            step->write_behind = p->dtype == CG_F32;
+            step->k_chunk = step->write_behind && step->cin_g > CG_STREAM_WRITE_K
+                                ? CG_STREAM_WRITE_K
+                                : step->cin_g;
             step->block_run = 1;
         } else {
             avoid_one_vector_tail(plan, step, budget, pixels);
