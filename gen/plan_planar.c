@@ -342,8 +342,9 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
  * ms; slices of 128, 64, 32 channels: 14.5, 14.1, 14.5 (one core: 28.2, 26.9, 28.1, from 29.7
  * unstaged). A slice reloads its 24 partial sums from the stage, from the L1. Only for f32
  * dx, whose planes are whole lines stored non-temporally: 16-bit planes (plain stores, read
- * for ownership) lost 8% that way (512 <- 1024 channels at 28x28 in f16, 7.9 -> 9.2 ms on two
- * cores, 15.6 -> 16.9 on one) and write each item's planes right after its tiles. */
+ * for ownership) lost up to 7% that way on one core (512 <- 1024 channels at 28x28 in f16
+ * 15.8 -> 17.0 ms, S1 in f16 33.5 -> 35.9; the others level) and write each item's planes
+ * right after its tiles. */
 #define CG_STREAM_WRITE_K 64
 
 /* An unstaged plane whose last tile would be a single vector runs that tile at MR broadcasts
