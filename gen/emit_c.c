@@ -979,8 +979,9 @@ char *cg_emit_c_twin_call(const char *source, const char *symbol, const char *tw
     cg_text_line(&text, " */");
     cg_text_line(&text, "%.*s", (int)(include_end - include), include);
     cg_text_line(&text, "%s", "");
-    cg_text_line(&text, "void %s(\n    const cg_kernel_params *params, void *const *buffers);", twin);
-    cg_text_line(&text, "void %s(\n    const cg_kernel_params *params, void *const *buffers) {", symbol);
+    static const char *const params = "const cg_kernel_params *params, void *const *buffers";
+    cg_text_line(&text, "void %s(\n    %s);", twin, params);
+    cg_text_line(&text, "void %s(\n    %s) {", symbol, params);
     cg_text_line(&text, "    %s(params, buffers);", twin);
     cg_text_line(&text, "}");
     return cg_text_finish(&text);

@@ -317,8 +317,8 @@ check "the f16 problem's kernels hold their code ($firsts)" test "$firsts" -ge 4
 twin_ok=1
 for f in $(grep -l '^ \* code: *the same as' "$twins"/src/*.c); do
     first=$(sed -n 's/^ \* code: *the same as \([a-z0-9_]*\), which this calls$/\1/p' "$f")
-    [ -n "$first" ] && [ -e "$twins/src/$first.c" ] && ! grep -q 'the same as' "$twins/src/$first.c" ||
-        twin_ok=0
+    [ -n "$first" ] && [ -e "$twins/src/$first.c" ] &&
+        ! grep -q 'the same as' "$twins/src/$first.c" || twin_ok=0
 done
 check "every call names a kernel of the pack that holds code" test "$twin_ok" = 1
 for name in tw_f16 tw_bf16; do
