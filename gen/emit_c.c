@@ -662,7 +662,6 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
         cg_values_int(v, "STREAM", s->stream);
-        cg_values_int(v, "LIVE_PHASES", s->live_phases);
         return "cpu/planar_conv.c.in";
     case CG_STEP_DX_GEMM_1X1:
         cg_values_int(v, "BATCH", s->src.n);

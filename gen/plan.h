@@ -116,8 +116,6 @@ typedef struct cg_step {
 
     /* Register tile: mr pixels (CONV) or input channels (DW) x nv vectors of vlen lanes. */
     int mr, nv, vlen;
-    int live_phases; /* PLANAR_CONV: row phases whose accumulators are live at once (the
-                        row's SW, or 1: the phases take the tile's registers in turn) */
     int tail_lanes;  /* PLANAR_1X1 staged dx: the last tile's pixels (under one vector) are
                         computed with the lanes along the channels instead */
     int64_t item_blocks; /* PLANAR_1X1 staged dx: channel blocks of MR per work item */

@@ -253,7 +253,6 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_int(b, obj, "k_chunk", s->k_chunk);
         break;
     case CG_STEP_PLANAR_CONV:
-        put_int(b, obj, "live_phases", s->live_phases);
         put_bool(b, obj, "stream", s->stream);
         break;
     case CG_STEP_PACK_W: put_weights(b, obj, s); break;

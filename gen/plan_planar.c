@@ -247,26 +247,15 @@ static void conv_tile_at(cg_step *step, const cg_isa_budget *budget, const cg_ta
     if (step->mr < 1) step->mr = 1;
 }
 
-/* A dx row with stride 2 is two phases (even and odd positions). Their accumulators are live
- * at once, unless that leaves one vector per phase where a phase row has more (each broadcast
- * weight then feeds one FMA): then the phases take the registers in turn, the even one waiting
- * on the stack, for a tile twice as wide. S6's 8-channel groups: 8 channels x 1 vector live,
- * 8 x 2 (the whole 25-position phase row) in turn, 12% faster from cache. Not beyond that:
- * 128 channels at 14 x 2 in turn ran 17% slower than 8 x 2 live, a depthwise tile (1 x 4)
- * in turn 5% slower. */
+/* A dx row with stride 2 is two phases (even and odd positions), their accumulators live at
+ * once. (Taking the registers in turn, the even phase waiting on the stack, for a tile twice
+ * as wide, was S6's plan until this round's tuner found its 8 channels x 1 vector live 10%
+ * faster; in A/B on the Intel VM S6 ran 13.8 -> 12.2 ms on two cores, 24.6 -> 22.4 on one,
+ * level at batch 4, and no other layer of the configs took the turns, so they went.) */
 static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const cg_target *target) {
     const int phases = (int)step->stride[2];
     const int64_t vectors = cg_ceil_div(cg_ceil_div(step->count[2], phases), budget->vlen);
     conv_tile_at(step, budget, target, phases, vectors);
-    step->live_phases = phases;
-    if (phases == 2) {
-        cg_step in_turn = *step;
-        conv_tile_at(&in_turn, budget, target, 1, vectors);
-        if (step->nv == 1 && vectors > 1 && in_turn.nv > 1) {
-            *step = in_turn;
-            step->live_phases = 1;
-        }
-    }
     if (target->force_mr > 0) step->mr = target->force_mr;
 }
 

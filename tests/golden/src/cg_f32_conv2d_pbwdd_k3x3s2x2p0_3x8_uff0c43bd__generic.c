@@ -44,7 +44,6 @@
 #define S1 2
 #define MAX_OFF1 1 /* furthest row offset of a tap in dim 1 */
 #define SW 2
-#define LIVE_PHASES 2 /* SW, or 1: the row phases take the registers in turn */
 #define BATCH 1
 #define WPACK_OFFSET 0
 #define STREAM 0
@@ -190,33 +189,25 @@ static inline void end_run(channel_run *run, const char *mirror, const char *end
     run->line = NULL;
 }
 
-/* One tile: mr channels (<= MR) x NV vectors starting at j0 of each row phase. The taps come
- * sorted by phase: phase q owns taps [phase_end[q-1], phase_end[q]). With LIVE_PHASES == 1
- * the phases run one after the other in the same accumulators, the even one waiting on the
- * stack while the odd one runs (a tile as wide as the register file allows for one phase). */
+/* One tile: mr channels (<= MR) x NV vectors starting at j0 of each row phase, both phases'
+ * accumulators live. The taps come sorted by phase: phase q owns taps [phase_end[q-1],
+ * phase_end[q]). */
 static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELEM *group_in,
                                                        const float *wp, ELEM *const rows[MR],
                                                        int64_t o0, int64_t o1, int64_t j0,
                                                        const int mr) {
-    cg_vec acc[LIVE_PHASES][MR][NV], even[MR][NV];
+    cg_vec acc[SW][MR][NV];
 #pragma clang loop unroll(full)
     for (int q = 0; q < SW; q++) {
-        cg_vec(*phase_acc)[NV] = acc[LIVE_PHASES == 1 ? 0 : q];
 #pragma clang loop unroll(full)
         for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
-            for (int v = 0; v < NV; v++) phase_acc[m][v] = cg_vzero();
+            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
 #pragma clang loop unroll(full)
         for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
-            add_tap(phase_acc, in, group_in, wp, o0, o1, j0, t, mr);
-        if (LIVE_PHASES == 1 && q + 1 < SW) {
-#pragma clang loop unroll(full)
-            for (int m = 0; m < mr; m++)
-#pragma clang loop unroll(full)
-                for (int v = 0; v < NV; v++) even[m][v] = phase_acc[m][v];
-        }
+            add_tap(acc[q], in, group_in, wp, o0, o1, j0, t, mr);
     }
-    store_tile(rows, j0, LIVE_PHASES == 1 && SW == 2 ? even : acc[0], acc[LIVE_PHASES - 1], mr);
+    store_tile(rows, j0, acc[0], acc[SW - 1], mr);
 }
 
 void cg_f32_conv2d_pbwdd_k3x3s2x2p0_3x8_uff0c43bd__generic(const cg_kernel_params *params, void *const *buffers) {
