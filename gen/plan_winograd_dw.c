@@ -60,10 +60,14 @@ static wdw_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m) {
     return s;
 }
 
-/* Tiles per band load: the bands are only read by the transforms, so a few tiles at a time
- * leave the scratch to V and U (longer chunks); 8 keep the rows of a channels-first band at
- * 34 and 32 pixels, whole blocks of register transposes and more. */
-#define BAND_TILES 8
+/* Tiles per band load, at most. A channels-first band is channels x rows separate row pieces
+ * (S4: 64 dy planes x 4 rows), each a stream the L2 streamer only follows when it runs for a
+ * few lines: 8 tiles (32-pixel pieces, two lines) left S4's band loads waiting on memory, and
+ * longer bands pay for themselves even where V and U lose some of the scratch to them (S4's
+ * chunks 32 -> 30 tiles). On the Intel VM, S4 (2 threads) with 4, 8, 16, 32: 42.5, 39.6, 34.2,
+ * 33.2 ms; one thread 75.0 (8) -> 65.6 (32); ResNet's 3x3 dw layers level to 3% faster (their
+ * rows of 14 tiles or fewer, or chunks of 24, bound the band first). */
+#define BAND_TILES 32
 
 static int64_t band_tiles(int64_t chunk) { return chunk < BAND_TILES ? chunk : BAND_TILES; }
 

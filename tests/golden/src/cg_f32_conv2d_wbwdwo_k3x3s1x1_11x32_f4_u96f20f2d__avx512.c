@@ -46,7 +46,7 @@
 #define V_OFFSET 0 /* staged: workspace bytes of V and U */
 #define U_OFFSET 0
 #define CHUNK 18
-#define SEG 8 /* tiles per band load: a row of tiles is loaded SEG at a time */
+#define SEG 18 /* tiles per band load: a row of tiles is loaded SEG at a time */
 #define XI_SKEW 16 /* floats past a chunk's (staged: all tiles') rows per xi */
 #define PREFETCH 0 /* 1: x and dy exceed the L3, the next chunk's bands are prefetched */
 #define BATCH 2
