@@ -409,8 +409,8 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
         const int64_t tile = (int64_t)step->nv * budget->vlen;
         step->item_blocks = 1;
         /* A strided dx larger than the L3 (at stride 2 three quarters zeros) is written as
-         * whole planes, staged on the stack (at most 192 KiB for MR planes, twice: one item is
-         * written while the next is computed) and streamed out
+         * whole planes, staged on the stack (at most 192 KiB for MR planes; twice where one
+         * item is written behind the next, f32) and streamed out
          * in full lines, which needs planes of whole lines. Work items are then channel
          * blocks: an item owns its planes. 16-bit dx planes (never stored non-temporally)
          * take the staged writes at any size: whole vectors front to back instead of masked
