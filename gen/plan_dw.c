@@ -152,12 +152,6 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     part->mr = kind != CG_STEP_DW_PARTIAL ? 1
                : target->force_mr > 0     ? target->force_mr
                                           : cg_tile_mr(target->isa, part->nv, part->cin_g);
-    if (kind == CG_STEP_DW_PARTIAL && with_weight && part->dy_planar && dims->stride[2] == 1 &&
-        target->force_mr <= 0 && target->force_nv <= 0)
-        narrow_turned_dy_tile(target->isa, part);
-    int64_t nr = (int64_t)part->nv * part->vlen;
-    int64_t blocks = (part->cout_g + nr - 1) / nr;
-    part->cout_pad = blocks * nr;
     for (int i = 0; i < 3; i++) {
         part->stride[i] = dims->stride[i];
         part->dilation[i] = dims->dilation[i];
@@ -179,8 +173,13 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     if (x_turn_mr > 0) { /* one item covers every output channel */
         part->x_turned = 1;
         part->mr = x_turn_mr;
-        blocks = 1;
+    } else if (part->dy_planar && dims->stride[2] == 1 && target->force_mr <= 0 &&
+               target->force_nv <= 0) {
+        narrow_turned_dy_tile(target->isa, part);
     }
+    const int64_t nr = (int64_t)part->nv * part->vlen;
+    part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
+    const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;
     int64_t weight_floats = part->groups * taps * part->cin_g * part->cout_pad;
     int64_t bias_floats = part->groups * part->cout_pad;
     int64_t split_bytes = ((with_weight ? weight_floats : 0) + (with_bias ? bias_floats : 0)) * 4;

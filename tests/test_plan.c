@@ -1058,6 +1058,7 @@ static void test_x_turned_dw(void **state) {
     assert_non_null(part);
     assert_true(part->x_turned && part->x_planar && part->dy_planar);
     assert_int_equal(part->mr, 8); /* 9 fit beside 3 x vectors; 64 = 8 x 8 */
+    assert_int_equal(part->cout_pad, 64); /* no dy block is turned: the widest dy tile stays */
     assert_int_equal(part->work_items, part->splits);
     free(plan);
     cg_target forced = direct;
