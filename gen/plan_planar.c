@@ -436,7 +436,6 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->k_chunk = step->write_behind && step->cin_g > CG_STREAM_WRITE_K
                                 ? CG_STREAM_WRITE_K
                                 : step->cin_g;
-            step->block_run = 1;
         } else {
             avoid_one_vector_tail(plan, step, budget, pixels);
             step->work_items =

@@ -76,6 +76,17 @@ static const cg_step *find_kind(const cg_plan *plan, cg_step_kind kind) {
     return NULL;
 }
 
+/* The first `kind` step of the plan of `problem` (canonical string) for target t, which must
+ * have one; the plan is left in *plan for the caller to free. */
+static const cg_step *planned_step(const char *problem, const cg_target *t, cg_step_kind kind,
+                                   cg_plan **plan) {
+    cg_problem raw = parse(problem);
+    *plan = plan_for(&raw, t);
+    const cg_step *s = find_kind(*plan, kind);
+    assert_non_null(s);
+    return s;
+}
+
 static void assert_phase_ids(const cg_plan *plan, const int *ids, int count) {
     char got[256] = "";
     for (int i = 0, pos = 0; i < plan->phase_count && pos < 200; i++)
@@ -848,10 +859,9 @@ static void test_planar_1x1(void **state) {
         {"bwdd_f32_nchw_g1mb1ic1024oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 5, 5, 103, 35},
     };
     for (size_t c = 0; c < sizeof passes / sizeof passes[0]; c++) {
-        cg_problem raw = parse(passes[c].problem);
-        cg_plan *pass_plan = plan_for(&raw, &base_target);
-        const cg_step *gemm = find_kind(pass_plan, CG_STEP_PLANAR_1X1);
-        assert_non_null(gemm);
+        cg_plan *pass_plan;
+        const cg_step *gemm =
+            planned_step(passes[c].problem, &base_target, CG_STEP_PLANAR_1X1, &pass_plan);
         assert_false(gemm->stream);
         assert_int_equal(gemm->mr, passes[c].mr);
         assert_int_equal(gemm->nv, passes[c].nv);
@@ -870,10 +880,9 @@ static void test_planar_1x1(void **state) {
         {"bwdd_f32_nchw_g1mb1ic512oc256_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0},
     };
     for (size_t c = 0; c < sizeof small_planes / sizeof small_planes[0]; c++) {
-        cg_problem raw = parse(small_planes[c].problem);
-        cg_plan *small_plan = plan_for(&raw, &base_target);
-        const cg_step *gemm = find_kind(small_plan, CG_STEP_PLANAR_1X1);
-        assert_non_null(gemm);
+        cg_plan *small_plan;
+        const cg_step *gemm =
+            planned_step(small_planes[c].problem, &base_target, CG_STEP_PLANAR_1X1, &small_plan);
         assert_int_equal(gemm->stream, small_planes[c].staged);
         assert_int_equal(gemm->tail_lanes, small_planes[c].staged);
         free(small_plan);
@@ -1098,12 +1107,10 @@ static void test_narrow_turned_dy_tile(void **state) {
         {"bwdw_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX2, 6, 2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cg_problem raw = parse(cases[c].problem);
         cg_target target = base_target;
         target.isa = (cg_isa)cases[c].isa;
-        cg_plan *plan = plan_for(&raw, &target);
-        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
-        assert_non_null(part);
+        cg_plan *plan;
+        const cg_step *part = planned_step(cases[c].problem, &target, CG_STEP_DW_PARTIAL, &plan);
         if (part->mr != cases[c].mr || part->nv != cases[c].nv)
             fail_msg("%s: tile %d x %d, want %d x %d", cases[c].problem, part->mr, part->nv,
                      cases[c].mr, cases[c].nv);
@@ -1111,9 +1118,8 @@ static void test_narrow_turned_dy_tile(void **state) {
     }
     cg_target forced = base_target;
     forced.force_nv = 4;
-    cg_problem s8 = parse(cases[0].problem);
-    cg_plan *plan = plan_for(&s8, &forced);
-    assert_int_equal(find_kind(plan, CG_STEP_DW_PARTIAL)->nv, 4);
+    cg_plan *plan;
+    assert_int_equal(planned_step(cases[0].problem, &forced, CG_STEP_DW_PARTIAL, &plan)->nv, 4);
     free(plan);
 }
 
@@ -1285,10 +1291,9 @@ static void test_planar_strided_dx(void **state) {
         {"bwdd_f32_nchw_g64mb8ic64oc64_i112x112_o56x56_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 0},
     };
     for (size_t c = 0; c < sizeof tiles_s2 / sizeof tiles_s2[0]; c++) {
-        cg_problem raw = parse(tiles_s2[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
-        const cg_step *conv = find_kind(plan, CG_STEP_PLANAR_CONV);
-        assert_non_null(conv);
+        cg_plan *plan;
+        const cg_step *conv =
+            planned_step(tiles_s2[c].problem, &base_target, CG_STEP_PLANAR_CONV, &plan);
         assert_int_equal(conv->mr, tiles_s2[c].mr);
         assert_int_equal(conv->nv, tiles_s2[c].nv);
         assert_int_equal(conv->stream, tiles_s2[c].stream);
