@@ -726,6 +726,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
             cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
             cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
+            cg_values_int(v, "STREAM", s->stream);
             return "cpu/planar_depthwise.c.in";
         }
         if (!s->with_weight) { /* db alone: no taps to read */

@@ -456,6 +456,17 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
 
 static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims *dims);
 
+/* A depthwise step's f32 output leaves by non-temporal stores where it is far larger than the
+ * caches: at 2 FMAs per element and tap the kernel waits on memory, and a plain store reads
+ * each line first (S7's dx, 103 MB: 12.8 -> 11.5 ms for dx and dw). An eighth of the L3
+ * stands for what this core can count on keeping (the L3 counted is the socket's, shared with
+ * all its cores); below it the lines' reads for ownership hit the caches. */
+static int depthwise_streams(const cg_plan *plan, const cg_step *step) {
+    const cg_problem *p = &plan->problem;
+    if (plan->target.isa == CG_ISA_GLSL || p->dtype != CG_F32) return 0;
+    return p->n * p->c * cg_prod(step->dst.logical, 3) * 4 > plan->target.l3_bytes / 8;
+}
+
 /* Depthwise dx and dw in one problem both stream dy from memory: dy of S7 alone is 100 MB.
  * Paired, the dx step's items become planes (n, c), the dw step splits per image (item
  * (n, c) = the same plane), and each thread runs an item's dw right after its dx, reading
@@ -501,6 +512,7 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
             for (int i = 0; i < 3; i++) step->count[i] = step->dst.logical[i];
             step->item_rows = 1;
             step->work_items = p->n * p->c * step->count[0] * step->count[1];
+            step->stream = depthwise_streams(plan, step);
             cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
         }
     }

@@ -489,6 +489,46 @@ static void test_planar_conv_rows(void **state) {
     free(problems);
 }
 
+/* Stride-1 depthwise rows on channels-first planes (planar_depthwise), each CPU ISA, with
+ * plain stores and (a target claiming a 4 KiB L3) the f32 rows through a mirror and
+ * non-temporal stores: dx alone (a thread's rows one run, 61-float rows that start and end
+ * inside cache lines), dx paired with dw and db (a run per plane, 5x5 taps, asymmetric
+ * padding), dilation 2, the forward pass, and an f16 dx, which keeps plain stores. */
+static void test_planar_depthwise_rows(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"dx\",\"op\":\"bwd_data\",\"layout\":\"NCHW\",\"n\":2,\"c\":5,\"k\":5,"
+        "\"groups\":5,\"input\":[13,61],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"pair\",\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":8,\"k\":8,\"groups\":8,\"input\":[11,45],\"filter\":[5,5],"
+        "\"pad_lo\":[2,1],\"pad_hi\":[2,3]},"
+        "{\"name\":\"dil\",\"op\":\"bwd_data\",\"layout\":\"NCHW\",\"n\":1,\"c\":3,\"k\":3,"
+        "\"groups\":3,\"input\":[12,77],\"filter\":[3,3],\"dilation\":[2,2],\"pad\":[2,2]},"
+        "{\"name\":\"fwd\",\"op\":\"fwd\",\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,"
+        "\"groups\":3,\"input\":[9,50],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"h16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[10,40],\"filter\":[3,3],\"pad\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
+        char dir[4200], grep[4400];
+        build_cpu_pack(tiny_l3 ? "depthwise_rows_stream" : "depthwise_rows", problems, count,
+                       tiny_l3, dir);
+        /* the paths under test are really planned: every problem on the row kernel on every
+         * ISA but the f16 one on the generic ISA (turned there), the f32 ones streamed with the
+         * tiny L3, and the pair's dx in planes */
+        snprintf(grep, sizeof grep,
+                 "test $(ls %s/src/*_dwpbwdd_* %s/src/*_dwpfwd_* | wc -l) -eq 14 && "
+                 "test $(grep -l 'define STREAM 1' %s/src/*_dwpbwdd_* %s/src/*_dwpfwd_* | wc -l) -eq %d && "
+                 "grep -q 'define ITEM_ROWS 11 ' %s/src/*_dwpbwdd_k5x5*__avx512.c",
+                 dir, dir, dir, dir, tiny_l3 ? 12 : 0, dir);
+        assert_int_equal(system(grep), 0);
+        check_pack_on_every_isa(dir, problems, count, "depthwise_rows");
+    }
+    free(problems);
+}
+
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), each CPU ISA: a tail of
  * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
@@ -719,6 +759,7 @@ int main(void) {
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),
         cmocka_unit_test(test_depthwise_flat_kernels),
+        cmocka_unit_test(test_planar_depthwise_rows),
     };
     /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */
     const char *filter = getenv("CGT_FILTER");

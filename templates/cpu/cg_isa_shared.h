@@ -122,4 +122,41 @@ CG_DEFINE_TURN_PLANES(cg_turn_planes_f16, uint16_t, cg_vload_range_f16, cg_turn_
 CG_DEFINE_TURN_PLANES(cg_turn_planes_bf16, uint16_t, cg_vload_range_bf16, cg_turn_regs_bf16)
 #undef CG_DEFINE_TURN_PLANES
 
+/* A run of output written front to back through a stack mirror and streamed out: the mirror
+ * holds the output's bytes from `line` (line aligned); everything before `next` has been
+ * written. A run may start and end inside lines that other runs or threads write too: those
+ * leave by plain stores of the run's bytes only, every whole line inside by a non-temporal
+ * store (no read for ownership of lines that are only written). The mirror needs 64 bytes
+ * more than the longest piece written into it between two cg_stream_run_lines. */
+typedef struct cg_stream_run {
+    char *line, *next; /* line == NULL: no run */
+} cg_stream_run;
+
+/* Where output piece `dst` goes in the mirror (a new run starts in dst's line). */
+static inline void *cg_stream_run_row(cg_stream_run *run, char *mirror, void *dst) {
+    if (!run->line) {
+        run->line = (char *)((uintptr_t)dst & ~(uintptr_t)63);
+        run->next = (char *)dst;
+    }
+    return mirror + ((char *)dst - run->line);
+}
+
+/* After a piece ending at `end` landed in the mirror: the lines it completed leave, the last
+ * (partial) line moves to the mirror's front. */
+static inline void cg_stream_run_lines(cg_stream_run *run, char *mirror, const void *end) {
+    char *const full_end = (char *)((uintptr_t)end & ~(uintptr_t)63);
+    if (run->next >= full_end) return;
+    char *const head_end = (char *)(((uintptr_t)run->next + 63) & ~(uintptr_t)63);
+    memcpy(run->next, mirror + (run->next - run->line), (size_t)(head_end - run->next));
+    cg_stream_copy(head_end, mirror + (head_end - run->line), full_end - head_end);
+    memcpy(mirror, mirror + (full_end - run->line), 64);
+    run->line = run->next = full_end;
+}
+
+/* The end of a run at `end`: what is left of its last line, by plain stores. */
+static inline void cg_stream_run_end(cg_stream_run *run, const char *mirror, const void *end) {
+    memcpy(run->next, mirror + (run->next - run->line), (size_t)((const char *)end - run->next));
+    run->line = NULL;
+}
+
 #endif /* CG_ISA_SHARED_H */

@@ -153,42 +153,6 @@ static inline __attribute__((always_inline)) void store_tile(ELEM *const rows[MR
         }
 }
 
-/* STREAM: where one output channel's run of rows stands. The mirror holds the output's bytes
- * from `line` (line aligned); everything before `next` has been written. A run starts where
- * a thread's items or a plane start, so its first and last lines may be shared with data
- * another thread or another run writes: those leave by plain stores of the run's bytes only,
- * every whole line inside by a non-temporal store. */
-typedef struct channel_run {
-    char *line, *next; /* line == NULL: no run */
-} channel_run;
-
-/* Where channel row `row` goes in the mirror (a new run starts in the row's line). */
-static inline ELEM *mirror_row(channel_run *run, char *mirror, ELEM *row) {
-    if (!run->line) {
-        run->line = (char *)((uintptr_t)row & ~(uintptr_t)63);
-        run->next = (char *)row;
-    }
-    return (ELEM *)(mirror + ((char *)row - run->line));
-}
-
-/* After a row landed in the mirror: the lines it completed leave, the last (partial) line
- * moves to the mirror's front. */
-static inline void stream_lines(channel_run *run, char *mirror, const char *end) {
-    char *const full_end = (char *)((uintptr_t)end & ~(uintptr_t)63);
-    if (run->next >= full_end) return;
-    char *const head_end = (char *)(((uintptr_t)run->next + 63) & ~(uintptr_t)63);
-    memcpy(run->next, mirror + (run->next - run->line), (size_t)(head_end - run->next));
-    cg_stream_copy(head_end, mirror + (head_end - run->line), full_end - head_end);
-    memcpy(mirror, mirror + (full_end - run->line), 64);
-    run->line = run->next = full_end;
-}
-
-/* The end of a run: what is left of its last line, by plain stores. */
-static inline void end_run(channel_run *run, const char *mirror, const char *end) {
-    memcpy(run->next, mirror + (run->next - run->line), (size_t)(end - run->next));
-    run->line = NULL;
-}
-
 /* One tile: mr channels (<= MR) x NV vectors starting at j0 of each row phase, both phases'
  * accumulators live. The taps come sorted by phase: phase q owns taps [phase_end[q-1],
  * phase_end[q]). */
@@ -215,7 +179,7 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x16_ufd0c4097__avx512(const cg_kernel_param
     ELEM *out = (ELEM *)buffers[OUT_BUF];
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     char mirrors[STREAM ? COUT : 1][STREAM ? MIRROR_BYTES : 64] __attribute__((aligned(64)));
-    channel_run runs[STREAM ? COUT : 1];
+    cg_stream_run runs[STREAM ? COUT : 1];
     for (int co = 0; co < (STREAM ? COUT : 1); co++) runs[co].line = NULL;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t o1 = item % OUT1, o0 = (item / OUT1) % OUT0;
@@ -242,7 +206,7 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x16_ufd0c4097__avx512(const cg_kernel_param
             for (int m = 0; m < mr; m++) {
                 const int co = b * MR + m;
                 rows[m] = out_rows + co * OUT_PLANE;
-                if (STREAM) rows[m] = mirror_row(&runs[co], mirrors[co], rows[m]);
+                if (STREAM) rows[m] = cg_stream_run_row(&runs[co], mirrors[co], rows[m]);
             }
             /* short rows unroll whole: each tile's lane ranges fold into constants */
 #pragma clang loop unroll_count(4)
@@ -254,8 +218,8 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x16_ufd0c4097__avx512(const cg_kernel_param
             for (int m = 0; m < mr; m++) {
                 const int co = b * MR + m;
                 const char *end = (const char *)(out_rows + co * OUT_PLANE + OUT2);
-                stream_lines(&runs[co], mirrors[co], end);
-                if (run_ends) end_run(&runs[co], mirrors[co], end);
+                cg_stream_run_lines(&runs[co], mirrors[co], end);
+                if (run_ends) cg_stream_run_end(&runs[co], mirrors[co], end);
             }
         }
     }
