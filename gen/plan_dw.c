@@ -96,6 +96,22 @@ static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
     part->mr = (int)cg_ceil_div(part->cin_g, cg_ceil_div(part->cin_g, mr)); /* spread evenly */
 }
 
+/* A turned dy row block is read once per tile of input channels and tap: a tile of mr input
+ * channels loads one block vector per mr FMAs, 128 / mr bytes per cycle at two FMAs a cycle.
+ * Under 4 channels (the first layer's 3 colour channels) that outruns what the L2 delivers,
+ * and the block must stay in the L1: rows of half the L1 at most (ResNet's 7x7 stride-2 dw
+ * on 3 channels, blocks of 5 rows of 112 pixels x 64 channels, 140 KiB: 11.9 -> 7.1 ms with
+ * blocks of one row; 2 rows, 56 KiB, stayed at 11.8). Wider tiles keep the ~512-pixel blocks
+ * (S8, 8 channels per tile: blocks of 10 or 38 rows level with 19). */
+static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
+    if (!part->dy_planar || part->x_turned || part->mr >= 4) return;
+    const int64_t row_bytes = part->out[2] * (int64_t)part->nv * part->vlen * 4;
+    const int64_t l1 = target->l1_bytes > 0 ? target->l1_bytes : 32 << 10;
+    int64_t rows = l1 / 2 / row_bytes;
+    if (rows < 1) rows = 1;
+    if (rows < part->row_block) part->row_block = rows;
+}
+
 cg_status cg_plan_add_reduce(cg_plan *plan, const cg_step *part, char *msg) {
     cg_step *reduce = cg_plan_add_step(plan, CG_STEP_REDUCE, 1);
     if (!reduce) {
@@ -177,6 +193,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                target->force_nv <= 0) {
         narrow_turned_dy_tile(target->isa, part);
     }
+    keep_dy_block_in_l1(target, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
     const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;

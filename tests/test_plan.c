@@ -1123,6 +1123,33 @@ static void test_narrow_turned_dy_tile(void **state) {
     free(plan);
 }
 
+/* A dw tile of fewer than 4 input channels keeps its turned dy row block in half the L1 (the
+ * first layer's 3 channels: 112-pixel rows of 64 channels, 28 KiB each, one row per block on
+ * a 48 KiB L1, three on a 192 KiB one); tiles of 4 channels or more keep blocks of about 512
+ * pixels. */
+static void test_narrow_dw_tile_row_block(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t l1, mr, row_block;
+    } cases[] = {
+        {"bwdw_f32_nchw_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 48 << 10, 3, 1},
+        {"bwdw_f32_nchw_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 192 << 10, 3, 3},
+        {"bwdw_f32_nchw_g1mb8ic8oc64_i224x224_o112x112_f3x3_s2x2_d1x1_pl1x1_ph0x0", 48 << 10, 4, 5},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target target = base_target;
+        target.l1_bytes = cases[c].l1;
+        cg_plan *plan;
+        const cg_step *part = planned_step(cases[c].problem, &target, CG_STEP_DW_PARTIAL, &plan);
+        if (!part->dy_planar || part->mr != cases[c].mr || part->row_block != cases[c].row_block)
+            fail_msg("%s: tile of %d channels, blocks of %lld rows; want %lld, %lld",
+                     cases[c].problem, part->mr, (long long)part->row_block,
+                     (long long)cases[c].mr, (long long)cases[c].row_block);
+        free(plan);
+    }
+}
+
 /* Depthwise dx and dw of one NC... problem: paired (dx items are planes, dw splits per image,
  * the reduce not paired) when there are 8 planes per thread and no forced split; else the
  * usual row items and split heuristic. */
@@ -2010,6 +2037,7 @@ int main(void) {
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
+        cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
