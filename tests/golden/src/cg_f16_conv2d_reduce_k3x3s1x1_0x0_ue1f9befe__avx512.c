@@ -57,13 +57,15 @@ static void reduce_elements(void *dw, const float *group, int64_t g, int64_t co0
  * contiguous) summed over the splits in order, then turned so that each output channel's
  * CG_TB input channels are adjacent as dw wants them. */
 static void reduce_block(void *dw, const float *rows, int64_t base, int64_t split_floats) {
+    _Static_assert(CG_TB == CG_VLEN, "a block row is one vector");
     float sums[CG_TB * CG_TB] __attribute__((aligned(64)));
+    /* a vector per row: left to the compiler, the loops were turned into gathers across the
+     * rows (ResNet's 512 x 512 3x3 dw at 14x14, one split: 11.5 -> 11.0 ms) */
     for (int r = 0; r < CG_TB; r++) {
         const float *p = rows + r * COUT_PAD;
-        float *sum = sums + r * CG_TB;
-        for (int c = 0; c < CG_TB; c++) sum[c] = 0.0f + p[c];
-        for (int64_t s = 1; s < SPLITS; s++)
-            for (int c = 0; c < CG_TB; c++) sum[c] += p[s * split_floats + c];
+        cg_vec sum = cg_vadd(cg_vzero(), cg_vload(p));
+        for (int64_t s = 1; s < SPLITS; s++) sum = cg_vadd(sum, cg_vload(p + s * split_floats));
+        cg_vstore(sums + r * CG_TB, sum);
     }
     if (DIRECT_BLOCKS) {
         cg_transpose_block(sums, CG_TB, (float *)dw + base, CO_STRIDE);
