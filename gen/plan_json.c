@@ -256,6 +256,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_PLANAR_DEPTHWISE:
         put_bool(b, obj, "stream", s->stream);
         break;
+    case CG_STEP_DX_GEMM_1X1: put_int(b, obj, "k_chunk", s->k_chunk); break;
     case CG_STEP_PACK_W: put_weights(b, obj, s); break;
     case CG_STEP_ZERO_FILL:
         put_view(b, obj, "dst", &s->dst);

@@ -738,6 +738,16 @@ static void test_dx_1x1_gemm_kernels(void **state) {
     snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdd*.c | wc -l) -eq 29", dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "dx_1x1_gemm");
+    /* the input channels in passes: a target with a 3 KiB L1 takes passes of at most 16
+     * channels, evened out (AVX-512: 70 and 40 channels in passes of 14, 33 in passes of 11,
+     * a ragged last pass each) */
+    setenv("CONVGRAD_L1_BYTES", "3072", 1);
+    build_cpu_pack("dx_1x1_gemm_passes", problems, count, 0, dir);
+    unsetenv("CONVGRAD_L1_BYTES");
+    snprintf(grep, sizeof grep,
+             "test $(grep -l 'define KC 1[14] ' %s/src/*xbwdd*__avx512.c | wc -l) -eq 4", dir);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_every_isa(dir, problems, count, "dx_1x1_gemm_passes");
     free(problems);
 }
 
