@@ -2,7 +2,6 @@
  * group of concurrent steps (a barrier between groups, since later steps read what earlier
  * ones wrote). */
 #include <omp.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +37,9 @@ static void run_region(const cgrt_executable *exe, int first, int last, void *co
         sizes[i] = chunk_size(s->work_items, threads);
         starts[i + 1] = starts[i] + (s->paired ? 0 : (s->work_items + sizes[i] - 1) / sizes[i]);
     }
-    const int64_t total = starts[count];
-    /* Chunks handed out from one atomic counter in a plain parallel region: libomp's dynamic
-     * loop schedule cost 8-10 us more per region than this on the 2-core VM (a region took 10
-     * us against 2), a tenth of a 0.1 ms depthwise layer. */
-    _Atomic int64_t next_chunk = 0;
-#pragma omp parallel num_threads(threads)
-    for (int64_t chunk; (chunk = atomic_fetch_add_explicit(&next_chunk, 1, memory_order_relaxed)) < total;) {
+    int64_t total = starts[count];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t chunk = 0; chunk < total; chunk++) {
         int i = 0;
         while (chunk >= starts[i + 1]) i++;
         const cgrt_step *s = &exe->steps[first + i];
