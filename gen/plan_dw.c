@@ -106,8 +106,7 @@ static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
 static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
     if (!part->dy_planar || part->x_turned || part->mr >= 4) return;
     const int64_t row_bytes = part->out[2] * (int64_t)part->nv * part->vlen * 4;
-    const int64_t l1 = target->l1_bytes > 0 ? target->l1_bytes : 32 << 10;
-    int64_t rows = l1 / 2 / row_bytes;
+    int64_t rows = target->l1_bytes / 2 / row_bytes;
     if (rows < 1) rows = 1;
     if (rows < part->row_block) part->row_block = rows;
 }

@@ -65,8 +65,7 @@ cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     /* input channels per pass: their dy lines (one per channel) in a third of the L1, passes
      * evened out (48 KiB: 256 channels; KC 64 or 128 kept the weights in the L1 instead and
      * gained less, 512 half as much) */
-    const int64_t l1 = plan->target.l1_bytes > 0 ? plan->target.l1_bytes : 32 << 10;
-    int64_t kc = l1 / 3 / 64;
+    int64_t kc = plan->target.l1_bytes / 3 / 64;
     if (kc < 16) kc = 16;
     step->k_chunk = cg_ceil_div(p->k, cg_ceil_div(p->k, kc));
     step->wpack_offset = cg_ws_alloc(plan, p->k * p->c * 4);

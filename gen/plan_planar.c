@@ -458,7 +458,7 @@ static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims
 
 /* A depthwise step's f32 output leaves by non-temporal stores where it is far larger than the
  * caches: at 2 FMAs per element and tap the kernel waits on memory, and a plain store reads
- * each line first (S7's dx, 103 MB: 12.8 -> 11.5 ms for dx and dw). An eighth of the L3
+ * each line first (S7's dx, 103 MB: 12.8 -> 11.2 ms for dx and dw). An eighth of the L3
  * stands for what this core can count on keeping (the L3 counted is the socket's, shared with
  * all its cores); below it the lines' reads for ownership hit the caches. */
 static int depthwise_streams(const cg_plan *plan, const cg_step *step) {

@@ -59,20 +59,23 @@ static void reduce_elements(void *dw, const float *group, int64_t g, int64_t co0
             }
 }
 
+/* The CG_TB output channels at p summed over the splits in order, as a vector (left to the
+ * compiler, the element loops were turned into gathers across the rows: ResNet's 512 x 512
+ * 3x3 dw at 14x14, one split, 11.5 -> 11.0 ms). */
+static inline cg_vec split_sum(const float *p, int64_t split_floats) {
+    _Static_assert(CG_TB == CG_VLEN, "a block row is one vector");
+    cg_vec sum = cg_vadd(cg_vzero(), cg_vload(p));
+    for (int64_t s = 1; s < SPLITS; s++) sum = cg_vadd(sum, cg_vload(p + s * split_floats));
+    return sum;
+}
+
 /* One CG_TB x CG_TB block: CG_TB partial rows (input channels ci0.., output channels co0..
  * contiguous) summed over the splits in order, then turned so that each output channel's
  * CG_TB input channels are adjacent as dw wants them. */
 static void reduce_block(void *dw, const float *rows, int64_t base, int64_t split_floats) {
-    _Static_assert(CG_TB == CG_VLEN, "a block row is one vector");
     float sums[CG_TB * CG_TB] __attribute__((aligned(64)));
-    /* a vector per row: left to the compiler, the loops were turned into gathers across the
-     * rows (ResNet's 512 x 512 3x3 dw at 14x14, one split: 11.5 -> 11.0 ms) */
-    for (int r = 0; r < CG_TB; r++) {
-        const float *p = rows + r * COUT_PAD;
-        cg_vec sum = cg_vadd(cg_vzero(), cg_vload(p));
-        for (int64_t s = 1; s < SPLITS; s++) sum = cg_vadd(sum, cg_vload(p + s * split_floats));
-        cg_vstore(sums + r * CG_TB, sum);
-    }
+    for (int r = 0; r < CG_TB; r++)
+        cg_vstore(sums + r * CG_TB, split_sum(rows + r * COUT_PAD, split_floats));
     if (DIRECT_BLOCKS) {
         cg_transpose_block(sums, CG_TB, (float *)dw + base, CO_STRIDE);
         return;
@@ -91,12 +94,9 @@ static void reduce_tap_runs(float *run, const float *rows, int64_t split_floats)
     float taps[CG_TB * CG_TB] __attribute__((aligned(64))) = {0}; /* rows past TAPS stay 0 */
     float turned[CG_TB * CG_TB] __attribute__((aligned(64)));
     for (int ci = 0; ci < CG_TB; ci++) {
-        for (int tap = 0; tap < TAPS; tap++) {
-            const float *p = rows + ((int64_t)tap * CIN + ci) * COUT_PAD;
-            cg_vec sum = cg_vadd(cg_vzero(), cg_vload(p));
-            for (int64_t s = 1; s < SPLITS; s++) sum = cg_vadd(sum, cg_vload(p + s * split_floats));
-            cg_vstore(taps + tap * CG_TB, sum);
-        }
+        for (int tap = 0; tap < TAPS; tap++)
+            cg_vstore(taps + tap * CG_TB,
+                      split_sum(rows + ((int64_t)tap * CIN + ci) * COUT_PAD, split_floats));
         cg_transpose_block(taps, CG_TB, turned, CG_TB); /* turned[co][tap] */
         for (int co = 0; co < CG_TB; co++)
             cg_vstore_n(run + CO_STRIDE * co + CI_STRIDE * ci, cg_vload(turned + co * CG_TB), TAPS);
@@ -118,16 +118,21 @@ void cg_f16_conv2d_reduce_k3x3s1x1_0x0_ue1f9befe__avx512(const cg_kernel_params 
              * that its lines of dw are written within a short while; then the edges */
             const int64_t co_end = COUT / CG_TB * CG_TB;
             const int64_t ci_end = ci0 + (ci1 - ci0) / CG_TB * CG_TB;
-            for (int64_t co = 0; co < co_end && TAP_RUNS; co += CG_TB)
-                for (int64_t ci = ci0; ci < ci_end; ci += CG_TB)
-                    reduce_tap_runs((float *)dw + G_STRIDE * g + CO_STRIDE * co + CI_STRIDE * ci,
-                                    group + ci * COUT_PAD + co, split_floats);
-            for (int64_t co = 0; co < co_end && !TAP_RUNS; co += CG_TB)
+            for (int64_t co = 0; co < co_end; co += CG_TB) {
+                if (TAP_RUNS) {
+                    for (int64_t ci = ci0; ci < ci_end; ci += CG_TB)
+                        reduce_tap_runs(
+                            (float *)dw + G_STRIDE * g + CO_STRIDE * co + CI_STRIDE * ci,
+                            group + ci * COUT_PAD + co, split_floats);
+                    continue;
+                }
                 for (int64_t tap = 0; tap < TAPS; tap++)
                     for (int64_t ci = ci0; ci < ci_end; ci += CG_TB)
-                        reduce_block(dw, group + (tap * CIN + ci) * COUT_PAD + co,
-                                     G_STRIDE * g + CO_STRIDE * co + CI_STRIDE * ci + F_STRIDE * tap,
-                                     split_floats);
+                        reduce_block(
+                            dw, group + (tap * CIN + ci) * COUT_PAD + co,
+                            G_STRIDE * g + CO_STRIDE * co + CI_STRIDE * ci + F_STRIDE * tap,
+                            split_floats);
+            }
             reduce_elements(dw, group, g, 0, co_end, ci_end, ci1, split_floats);
             reduce_elements(dw, group, g, co_end, COUT, ci0, ci1, split_floats);
         }
