@@ -429,8 +429,9 @@ static cg_status parse_source(source *s, const char *name, cg_array *out, char *
                     (unsigned long long)bytes);
     }
 
-    /* malloc(0) may return NULL; an empty array still gets a valid pointer */
-    void *data = malloc(bytes ? (size_t)bytes : 1);
+    /* 64-byte aligned (whole lines: vector loads and stores of the kernels never straddle two);
+     * an empty array still gets a valid pointer */
+    void *data = aligned_alloc(64, ((size_t)bytes + 63) / 64 * 64 + (bytes ? 0 : 64));
     if (!data)
         return fail(msg, CG_ERR_NOMEM, name, "out of memory for %llu bytes of data",
                     (unsigned long long)bytes);

@@ -363,6 +363,32 @@ static void test_planar_1x1_passes(void **state) {
                         " [ $files -eq 4 ] && [ $runs -ge 1 ]");
 }
 
+/* Stride-1 1x1 dx in f32 leaves by non-temporal stores where dx outgrows the L2; a target
+ * that claims a 4 KiB L2 takes that path on small planes of whole lines: a ragged channel
+ * block (37 = 6 x 6 + 1) over a plane of 6 vectors (a full tile and a 2-vector tail), two
+ * groups, a 3D volume, and input channels in passes (a 16 KiB L1 as well). */
+static void test_planar_1x1_nt_stores(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"ragged\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":37,\"k\":50,\"input\":[8,12],\"filter\":[1,1]},"
+        "{\"name\":\"groups\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":24,\"k\":20,\"groups\":2,\"input\":[4,16],\"filter\":[1,1]},"
+        "{\"name\":\"vol\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":30,\"k\":9,\"input\":[2,4,8],\"filter\":[1,1,1]},"
+        "{\"name\":\"passes\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":20,\"k\":150,\"input\":[4,8],\"filter\":[1,1]}]}";
+    check_override_pack("planar_1x1_nt_stores", config, "{}",
+                        "CONVGRAD_L1_BYTES=16384 CONVGRAD_L2_BYTES=4096",
+                        /* every dx GEMM streams (AVX-512 and AVX2), one of them in passes */
+                        "files=0 passes=0; for f in %s/src/*_gbwdd*__avx*.c; do"
+                        " grep -q 'define NT_STORES 1 ' $f || exit 1; files=$((files + 1));"
+                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"KC\"],"
+                        " v[\"CIN\"] }' $f); [ $1 -lt $2 ] && passes=$((passes + 1)); done;"
+                        " [ $files -eq 8 ] && [ $passes -ge 1 ]");
+}
+
 /* Non-temporal stores are planned only for data far larger than the L3; a target that claims
  * a 4 KiB L3 takes those paths on small problems: reorders of dx+dw problems, whose dy the dx
  * phases read reordered (channels multiples of 16, f32 and f16, rows with a tail block and
@@ -763,6 +789,7 @@ int main(void) {
         cmocka_unit_test(test_winograd_dw_chunks),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
+        cmocka_unit_test(test_planar_1x1_nt_stores),
         cmocka_unit_test(test_streaming_reorders),
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),
