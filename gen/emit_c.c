@@ -595,6 +595,7 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
     cg_values_int(v, "BATCH", s->src.n);
     set_split_partials(v, s);
     cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_int(v, "PREFETCH", s->stream);
     set_list(v, "OFF1", col1, (int)taps);
     set_list(v, "OFF2", col2, (int)taps);
     return "cpu/depthwise_turned_dw.c.in";
