@@ -98,7 +98,8 @@ typedef struct cg_step {
     int stream;     /* TO_CL transpose: non-temporal stores (view over twice the L3);
                        PLANAR_1X1 dx: whole planes staged and streamed out (dx over the L3,
                        or 16-bit); WINO_WEIGHTS of a staged plan: U stored non-temporally;
-                       WINO_DW, DEPTHWISE_TURNED_DW: the next planes prefetched into the L2 */
+                       WINO_DW, DEPTHWISE_TURNED_DW: the next planes prefetched into the L2;
+                       DEPTHWISE_TURNED_DX: dx bands stored non-temporally */
 
     cg_view src, dst;            /* TO_CL/FROM_CL/CONV/DEPTHWISE: input and output views */
     cg_view src2;                /* DW_PARTIAL: src = x (padded), src2 = dy */

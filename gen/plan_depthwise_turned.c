@@ -86,14 +86,37 @@ static int64_t band_bytes(const cg_step *step, const cg_dims *dims, int dx, int6
 /* Rows per band: as many as keep a band's buffers within two thirds of the L1 (the rest for
  * the planes streaming through), at least one (dx: S1, whole phase rows); planes that fit
  * are one band. Turned rows shared by two bands are turned twice; buffers in the L2 made the
- * transposes 1.6x slower in a test of 16-channel blocks from the L3. */
+ * transposes 1.6x slower in a test of 16-channel blocks from the L3. dx planes of whole
+ * vectors take the most rows whose band is whole vectors too, where one fits: a band that
+ * ends inside a vector turns its last block back overlapping the one before, unaligned, in
+ * every plane (MobileNet's 28x28 stride-2 dx: bands of 14 rows, 392 pixels, 0.32 ms; of 12,
+ * 336 pixels, 0.24 ms). */
 static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims *dims, int dx) {
     const int64_t unit = dx ? dims->stride[1] : 1;
     const int64_t all = dx ? cg_ceil_div(dims->in[1], unit) * unit : dims->out[1];
     const int64_t budget = plan->target.l1_bytes * 2 / 3;
     int64_t rows = unit;
     while (rows + unit <= all && band_bytes(step, dims, dx, rows + unit) <= budget) rows += unit;
+    if (!dx || rows >= dims->in[1] || cg_prod(dims->in, 3) % step->vlen != 0) return rows;
+    for (int64_t whole = rows; whole >= unit; whole -= unit)
+        if (whole * dims->in[2] % step->vlen == 0) return whole;
     return rows;
+}
+
+/* Turned dx bands of whole vectors in f32 planes of whole vectors leave by non-temporal stores
+ * where dx outgrows the L2 and an item's planes lie within 64 KiB: a plain store reads its line
+ * first, and the kernel is bound by memory (MobileNet's 28x28 stride-2 dx, 6.4 MB: 0.24 ->
+ * 0.21 ms on two cores, 0.46 -> 0.40 on one, oneDNN's 0.19 and 0.39; 20x20 and 24x24 planes
+ * 19% and 9% faster). The block's write streams lie a plane apart: 32x32 and 36x36 planes
+ * (64 and 81 KiB for 16 channels) ran level, 40x40 and 56x56 15-20% slower streamed. */
+#define TURNED_DX_STREAM_SPAN ((int64_t)64 << 10)
+static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    const int64_t plane = cg_prod(dims->in, 3);
+    return p->dtype == CG_F32 && plane % step->vlen == 0 &&
+           step->item_rows * dims->in[2] % step->vlen == 0 &&
+           step->vlen * plane * 4 <= TURNED_DX_STREAM_SPAN &&
+           p->n * p->c * plane * 4 > plan->target.l2_bytes;
 }
 
 /* What the turned and flat steps share: one channel per group, the planes in place (dx: dy
@@ -262,6 +285,7 @@ cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg)
     const int64_t blocks = p->c / step->vlen;
     if (dx) {
         step->work_items = p->n * blocks;
+        step->stream = turned_dx_streams(plan, step, dims);
         cg_name_step(plan, step, "tbwdd");
         return CG_OK;
     }

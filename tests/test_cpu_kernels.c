@@ -634,6 +634,36 @@ static void test_depthwise_turned_kernels(void **state) {
     free(problems);
 }
 
+/* Turned depthwise dx with bands of whole vectors stored non-temporally: a target that claims
+ * a 24 KiB L1 and a 4 KiB L2 cuts small f32 planes of whole vectors into several bands, each
+ * a whole number of vectors (28x28 at stride 2 on AVX-512: bands of 4 rows where 6 would fit),
+ * and streams them: bands with a short last one, 5x5 taps with asymmetric padding, two images
+ * of 32 channels. */
+static void test_depthwise_turned_streams(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"bands\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":32,\"k\":32,\"groups\":32,\"input\":[24,20],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"p28\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":1,"
+        "\"c\":16,\"k\":16,\"groups\":16,\"input\":[28,28],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"f5\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":1,"
+        "\"c\":16,\"k\":16,\"groups\":16,\"input\":[16,16],\"filter\":[5,5],\"stride\":[2,2],"
+        "\"pad_lo\":[2,1],\"pad_hi\":[1,2]}]}";
+    check_override_pack("depthwise_turned_streams", config, "{}",
+                        "CONVGRAD_L1_BYTES=24576 CONVGRAD_L2_BYTES=4096",
+                        /* turned on every ISA; streamed with whole-vector bands on AVX-512 and
+                         * AVX2, one of them in several bands */
+                        "[ $(ls %1$s/src/*dwtbwdd*.c | wc -l) -eq 9 ] || exit 1; bands=0;"
+                        " for f in %1$s/src/*dwtbwdd*__avx*.c; do"
+                        " grep -q 'define STREAM 1 ' $f || exit 1;"
+                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"BAND\"],"
+                        " v[\"DX1\"], v[\"DX2\"] }' $f); [ $1 -lt $2 ] && bands=$((bands + 1)); done;"
+                        " [ $bands -ge 2 ]");
+}
+
 /* Stride-2 depthwise dw on x's four quarters (row and column parity), walked flat, with dy
  * rows from half a vector to two (quartered on AVX-512 from 8 to 31, AVX2 4 to 15, generic 2
  * to 7): rows of 9 and 14 with blocks of channels and a short last one (db), f16 with a low
@@ -796,6 +826,7 @@ int main(void) {
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),
+        cmocka_unit_test(test_depthwise_turned_streams),
         cmocka_unit_test(test_depthwise_flat_kernels),
         cmocka_unit_test(test_planar_depthwise_rows),
     };
