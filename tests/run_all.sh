@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test program given on the command line (cmocka binaries), then the script tests
-# (tests/test_*.sh), and prints one closing line "N passed, N failed".
+# Runs every test program given on the command line (cmocka binaries) and the script tests
+# (tests/test_*.sh, tests/test_*.py), and prints one closing line "N passed, N failed".
+#
+# Two lanes run side by side: the binaries one after another (then the scripts that rerun
+# them on their packs: test_vulkan_subgroups.sh), and the other scripts one after another.
+# In one lane the suite kept two cores busy only 1.46 of the time on average (the
+# kernel tests compile packs with make -j2, the scripts mostly run one process), 15 minutes
+# on the 2-core VM. Each suite's output goes to its own log, printed whole, with its
+# [PASS]/[FAIL] line, in the fixed order below as the suites end.
 set -u
 cd "$(dirname "$0")/.."
 # The tests plan with the heuristics, not with whatever the user's tuning database holds (a
@@ -8,33 +15,70 @@ cd "$(dirname "$0")/.."
 # that does not exist is an empty one. test_tune.sh sets up its own.
 CONVGRAD_TUNING_DB=$(mktemp -u "${TMPDIR:-/tmp}/cg-tests-tuning.XXXXXX.json")
 export CONVGRAD_TUNING_DB
+logs=$(mktemp -d "${TMPDIR:-/tmp}/cg-tests-logs.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+
+# run_suite INDEX COMMAND...: COMMAND's output into $logs/INDEX.log, then "STATUS SECONDS"
+# into $logs/INDEX.done (written last, so that its presence means the log is complete).
+run_suite() {
+    local index=$1
+    shift
+    local start=$SECONDS status=0
+    "$@" > "$logs/$index.log" 2>&1 || status=$?
+    echo "$status $((SECONDS - start))" > "$logs/$index.tmp" && mv "$logs/$index.tmp" "$logs/$index.done"
+}
+
+# run_script INDEX: the script names[INDEX] under tests/, by its interpreter.
+run_script() {
+    local script=tests/${names[$1]}
+    case $script in
+    *.py) run_suite "$1" /usr/bin/python3 "$script" ;;
+    *) run_suite "$1" bash "$script" ;;
+    esac
+}
+
+names=()
+after_binaries=() # scripts that rerun the binaries on the packs those build
+scripts=()
+for bin in "$@"; do names+=("$(basename "$bin")"); done
+for script in tests/test_*.sh tests/test_*.py; do
+    [ -e "$script" ] || continue
+    case $(basename "$script") in
+    test_vulkan_subgroups.sh) after_binaries+=("${#names[@]}") ;;
+    *) scripts+=("${#names[@]}") ;;
+    esac
+    names+=("$(basename "$script")")
+done
+
+(
+    index=0
+    for bin in "$@"; do
+        run_suite "$index" "$bin"
+        index=$((index + 1))
+    done
+    for index in "${after_binaries[@]}"; do run_script "$index"; done
+) &
+(
+    for index in "${scripts[@]}"; do run_script "$index"; done
+) &
+
 passed=0
 failed=0
 failed_names=()
-run_one() {
-    local name=$1
-    shift
-    local start=$SECONDS
-    if "$@"; then
+for index in "${!names[@]}"; do
+    while [ ! -e "$logs/$index.done" ]; do sleep 1; done
+    read -r status seconds < "$logs/$index.done"
+    cat "$logs/$index.log"
+    if [ "$status" -eq 0 ]; then
         passed=$((passed + 1))
-        echo "[PASS] $name ($((SECONDS - start)) s)"
+        echo "[PASS] ${names[$index]} ($seconds s)"
     else
         failed=$((failed + 1))
-        failed_names+=("$name")
-        echo "[FAIL] $name ($((SECONDS - start)) s)"
+        failed_names+=("${names[$index]}")
+        echo "[FAIL] ${names[$index]} ($seconds s)"
     fi
-}
-for bin in "$@"; do
-    run_one "$(basename "$bin")" "$bin"
 done
-for script in tests/test_*.sh; do
-    [ -e "$script" ] || continue
-    run_one "$(basename "$script")" bash "$script"
-done
-for script in tests/test_*.py; do
-    [ -e "$script" ] || continue
-    run_one "$(basename "$script")" /usr/bin/python3 "$script"
-done
+wait
 if [ "$failed" -gt 0 ]; then
     echo "failed: ${failed_names[*]}"
 fi
