@@ -2,8 +2,9 @@
 # Runs every test program given on the command line (cmocka binaries) and the script tests
 # (tests/test_*.sh, tests/test_*.py), and prints one closing line "N passed, N failed".
 #
-# Two lanes run side by side: the binaries one after another (then the scripts that rerun
-# them on their packs: test_vulkan_subgroups.sh), and the other scripts one after another.
+# Two lanes run side by side: the binaries one after another, then the scripts that rerun
+# them on the packs they built (test_sanitizers.sh, test_vulkan_subgroups.sh: two builds of one
+# pack at once collide), and meanwhile the other scripts one after another.
 # In one lane the suite kept two cores busy only 1.46 of the time on average (the
 # kernel tests compile packs with make -j2, the scripts mostly run one process), 15 minutes
 # on the 2-core VM. Each suite's output goes to its own log, printed whole, with its
@@ -44,7 +45,7 @@ for bin in "$@"; do names+=("$(basename "$bin")"); done
 for script in tests/test_*.sh tests/test_*.py; do
     [ -e "$script" ] || continue
     case $(basename "$script") in
-    test_vulkan_subgroups.sh) after_binaries+=("${#names[@]}") ;;
+    test_sanitizers.sh | test_vulkan_subgroups.sh) after_binaries+=("${#names[@]}") ;;
     *) scripts+=("${#names[@]}") ;;
     esac
     names+=("$(basename "$script")")
