@@ -287,9 +287,12 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_int(b, obj, "row_shift_hi", s->shift_hi);
         put_int(b, obj, "halo_left", s->halo_lo);
         put_int(b, obj, "halo_right", s->halo_hi);
-        if (s->kind == CG_STEP_DEPTHWISE_TURNED_DW) put_int(b, obj, "splits", s->splits);
-        if (s->kind == CG_STEP_DEPTHWISE_TURNED_DW) put_bool(b, obj, "prefetch", s->stream);
-        else put_bool(b, obj, "stream", s->stream);
+        if (s->kind == CG_STEP_DEPTHWISE_TURNED_DW) {
+            put_int(b, obj, "splits", s->splits);
+            put_bool(b, obj, "prefetch", s->stream);
+        } else {
+            put_bool(b, obj, "stream", s->stream);
+        }
         break;
     case CG_STEP_REDUCE:
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
