@@ -108,12 +108,14 @@ static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims
  * first, and the kernel is bound by memory (MobileNet's 28x28 stride-2 dx, 6.4 MB: 0.24 ->
  * 0.21 ms on two cores, 0.46 -> 0.40 on one, oneDNN's 0.19 and 0.39; 20x20 and 24x24 planes
  * 19% and 9% faster). The block's write streams lie a plane apart: 32x32 and 36x36 planes
- * (64 and 81 KiB for 16 channels) ran level, 40x40 and 56x56 15-20% slower streamed. */
+ * (64 and 81 KiB for 16 channels) ran level, 40x40 and 56x56 15-20% slower streamed. Only
+ * where a vector is a whole line: a transposed block writes one vector per plane, and AVX2's
+ * half lines, completed by the next block, ran 1.6-3x slower streamed (28x28 and 40x40). */
 #define TURNED_DX_STREAM_SPAN ((int64_t)64 << 10)
 static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     const int64_t plane = cg_prod(dims->in, 3);
-    return p->dtype == CG_F32 && plane % step->vlen == 0 &&
+    return p->dtype == CG_F32 && step->vlen * 4 == 64 && plane % step->vlen == 0 &&
            step->item_rows * dims->in[2] % step->vlen == 0 &&
            step->vlen * plane * 4 <= TURNED_DX_STREAM_SPAN &&
            p->n * p->c * plane * 4 > plan->target.l2_bytes;
