@@ -32,17 +32,12 @@ void cg_bench_fill_random(void *data, int64_t count, cg_dtype dtype, uint32_t st
     }
 }
 
-void *cg_bench_tensor_alloc(int64_t count, size_t element_bytes) {
-    const size_t bytes = ((size_t)count * element_bytes + 63) & ~(size_t)63;
-    return aligned_alloc(64, bytes ? bytes : 64);
-}
-
 cg_status cg_bench_tensors_alloc(const cg_problem *p, cg_bench_tensors *t, char msg[CG_MSG_MAX]) {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < CG_T_COUNT; i++) {
         if (!cg_problem_reads(p, (cg_tensor)i) && !cg_problem_writes(p, (cg_tensor)i)) continue;
         int64_t count = cg_tensor_elems(p, (cg_tensor)i);
-        t->tensors[i] = cg_bench_tensor_alloc(count, cg_dtype_size(p->dtype));
+        t->tensors[i] = cg_alloc_lines((size_t)count * cg_dtype_size(p->dtype));
         if (!t->tensors[i]) {
             cg_bench_tensors_free(t);
             snprintf(msg, CG_MSG_MAX, "out of memory for the tensors");

@@ -19,13 +19,8 @@ typedef struct cg_bench_tensors {
     size_t workspace_bytes;
 } cg_bench_tensors;
 
-/* One tensor of `count` elements, 64-byte aligned as framework tensors are (PyTorch's CPU
- * allocator, oneDNN's memory objects; free() releases it). A bare malloc of a large tensor
- * lands 16 bytes past a page, every vector load and store then straddles two cache lines, and
- * the times are those of no real caller (ResNet's 64 <- 64 1x1 dx at 56x56 ran 7% slower). */
-void *cg_bench_tensor_alloc(int64_t count, size_t element_bytes);
-
-/* Allocates every tensor the problem reads or writes (CG_ERR_NOMEM with a message). */
+/* Allocates every tensor the problem reads or writes, 64-byte aligned (cg_alloc_lines;
+ * CG_ERR_NOMEM with a message). */
 cg_status cg_bench_tensors_alloc(const cg_problem *problem, cg_bench_tensors *t,
                                  char msg[CG_MSG_MAX]);
 

@@ -67,12 +67,12 @@ static void check_and_time(const cgrt_executable *exe, const cg_sweep_options *o
     for (int t = 0; t < CG_T_COUNT && status == CG_OK; t++) {
         int64_t count = cg_tensor_elems(p, (cg_tensor)t);
         if (cg_problem_reads(p, (cg_tensor)t)) {
-            got[t] = want[t] = cg_bench_tensor_alloc(count, esize);
+            got[t] = want[t] = cg_alloc_lines((size_t)count * esize);
             if (got[t]) cg_bench_fill_random(got[t], count, p->dtype,
                                                  (uint32_t)(t * 7919 + count) * 2654435761u + 12345u);
         } else if (cg_problem_writes(p, (cg_tensor)t)) {
-            got[t] = cg_bench_tensor_alloc(count, esize);
-            want[t] = verify ? cg_bench_tensor_alloc(count, esize) : got[t];
+            got[t] = cg_alloc_lines((size_t)count * esize);
+            want[t] = verify ? cg_alloc_lines((size_t)count * esize) : got[t];
             /* NaN-prefilled: a position the kernels never write cannot pass. */
             for (int64_t i = 0; got[t] && i < count; i++) cg_store_from_f32(got[t], i, NAN, p->dtype);
         } else {

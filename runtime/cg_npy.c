@@ -429,9 +429,7 @@ static cg_status parse_source(source *s, const char *name, cg_array *out, char *
                     (unsigned long long)bytes);
     }
 
-    /* 64-byte aligned (whole lines: vector loads and stores of the kernels never straddle two);
-     * an empty array still gets a valid pointer */
-    void *data = aligned_alloc(64, ((size_t)bytes + 63) / 64 * 64 + (bytes ? 0 : 64));
+    void *data = cg_alloc_lines((size_t)bytes); /* an empty array too gets a valid pointer */
     if (!data)
         return fail(msg, CG_ERR_NOMEM, name, "out of memory for %llu bytes of data",
                     (unsigned long long)bytes);

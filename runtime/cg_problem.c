@@ -364,6 +364,10 @@ int64_t cg_tensor_elems(const cg_problem *p, cg_tensor t) {
     return cg_prod(dims, nd);
 }
 
+void *cg_alloc_lines(size_t bytes) {
+    return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
+}
+
 static const char *const isa_names[CG_ISA_COUNT] = {"avx512", "avx2", "generic", "glsl"};
 
 const char *cg_isa_name(cg_isa isa) {

@@ -75,8 +75,7 @@ cg_status cgrt_run(const cgrt_executable *exe, void *const tensors[CG_T_COUNT], 
     }
     void *owned = NULL;
     if (!workspace && exe->workspace_bytes > 0) {
-        size_t bytes = ((size_t)exe->workspace_bytes + 63) & ~(size_t)63;
-        owned = aligned_alloc(64, bytes);
+        owned = cg_alloc_lines((size_t)exe->workspace_bytes);
         if (!owned) {
             snprintf(msg, CG_MSG_MAX, "%s: cannot allocate %lld bytes of workspace", p->name,
                      (long long)exe->workspace_bytes);

@@ -75,15 +75,14 @@ int cgt_check(cgrt_pack *pack, const cg_problem *problem, cgrt_target target, in
     size_t esize = cg_dtype_size(problem->dtype);
     for (int t = 0; t < CG_T_COUNT; t++) {
         int64_t count = cg_tensor_elems(problem, (cg_tensor)t);
-        /* whole lines, 64-byte aligned as framework tensors are: the kernels' non-temporal
-         * paths check the alignment and are taken */
-        size_t bytes = ((size_t)count * esize + 63) / 64 * 64;
+        /* aligned as framework tensors are: the kernels' non-temporal paths are taken */
+        size_t bytes = (size_t)count * esize;
         if (cg_problem_reads(problem, (cg_tensor)t)) {
-            got[t] = want[t] = aligned_alloc(64, bytes);
+            got[t] = want[t] = cg_alloc_lines(bytes);
             cgt_fill_random(got[t], count, problem->dtype, (uint32_t)(t * 7919 + count));
         } else if (cg_problem_writes(problem, (cg_tensor)t)) {
-            got[t] = aligned_alloc(64, bytes);
-            want[t] = aligned_alloc(64, bytes);
+            got[t] = cg_alloc_lines(bytes);
+            want[t] = cg_alloc_lines(bytes);
             cgt_fill_nan(got[t], count, problem->dtype);
             cgt_fill_nan(want[t], count, problem->dtype);
         }
