@@ -285,7 +285,8 @@ static void test_winograd_overrides(void **state) {
  * chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows and
  * images), with 3 splits (remainders: 24 tiles, 8 per split; 18 tiles); 70 input channels are
  * blocks of 32, 32 and 6 on AVX-512, 33 and 37 output channels one block of 3 vectors with a
- * ragged last one. Staged: one vector of output channels per block (33 channels: blocks of 16,
+ * ragged last one; the f32 and bf16 problems (x and dy past the 96 KiB) prefetch the next tile
+ * row, channels-first and channels-last. Staged: one vector of output channels per block (33 channels: blocks of 16,
  * 16 and 1), no splits (9 blocks on AVX-512, 15 on AVX2; 40 x 50 channels: 8), db from the
  * transformed dy. f32 channels-first with db, f16 and bf16 channels-last, bf16 channels-first
  * with db and asymmetric padding (0 and 2 on either side); F(2x2) and channel counts below a
@@ -299,8 +300,9 @@ static void test_winograd_dw_chunks(void **state) {
         "\"layout\":\"NHWC\",\"n\":3,\"c\":20,\"k\":37,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
     check_override_pack("wino_dw_chunks", config, "{\"splits\": 3}", "CONVGRAD_L2_BYTES=98304",
-                        "test $(grep -l 'define CHUNK 2' %s/src/*wbwdw_*__avx512.c | xargs "
-                        "grep -l 'define SPLITS 3' | wc -l) -eq 3");
+                        "d=%s; test $(grep -l 'define CHUNK 2' $d/src/*wbwdw_*__avx512.c | xargs "
+                        "grep -l 'define SPLITS 3' | wc -l) -eq 3 && "
+                        "test $(grep -l 'define PREFETCH 1' $d/src/*wbwdw_*.c | wc -l) -eq 6");
     static const char staged[] =
         "{\"problems\": ["
         BLOCKS_PROBLEMS

@@ -129,26 +129,4 @@ static inline __attribute__((always_inline)) void cg_band_load(const void *in, i
     }
 }
 
-/* Pieces of a band in memory: a channels-first band is channels x rows separate row pieces,
- * a channels-last one a piece per row. */
-static inline int64_t cg_band_pieces(int64_t rows, const cg_band_tensor *t) {
-    return rows * (LOAD_MODE == 1 ? 1 : t->channels);
-}
-
-/* Prefetches into L2 piece p (< cg_band_pieces) of what cg_band_load(in, plane, y0, x0, .,
- * cols, ., t) will read. */
-static inline __attribute__((always_inline)) void cg_band_prefetch(const void *in, int64_t plane,
-                                                                   int64_t y0, int64_t x0,
-                                                                   int64_t cols, int64_t p,
-                                                                   const cg_band_tensor *t) {
-    const int64_t xa = x0 < 0 ? 0 : x0, xb = x0 + cols < t->w ? x0 + cols : t->w;
-    const int64_t per_row = LOAD_MODE == 1 ? 1 : t->channels;
-    const int64_t y = y0 + p / per_row, c = p % per_row;
-    if (xb <= xa || y < 0 || y >= t->h) return;
-    const int64_t bytes = (xb - xa) * (int64_t)sizeof(ELEM) * (LOAD_MODE == 1 ? t->w_stride : 1);
-    const char *q = (const char *)((const ELEM *)in + plane + c * t->c_stride + y * t->h_stride +
-                                   xa * t->w_stride);
-    for (int64_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(q + b, 0, 2);
-}
-
 #endif

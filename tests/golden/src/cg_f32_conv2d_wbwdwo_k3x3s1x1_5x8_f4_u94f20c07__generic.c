@@ -48,7 +48,7 @@
 #define CHUNK 18
 #define SEG 18 /* tiles per band load: a row of tiles is loaded SEG at a time */
 #define XI_SKEW 16 /* floats past a chunk's (staged: all tiles') rows per xi */
-#define PREFETCH 0 /* 1: x and dy exceed the L3, the next chunk's bands are prefetched */
+#define PREFETCH 0 /* 1: x and dy exceed the L2, the GEMMs prefetch the next tile row */
 #define BATCH 2
 #define IN_H 9
 #define IN_W 11
@@ -169,10 +169,69 @@ static inline __attribute__((always_inline)) void dy_transform(const float *win,
         for (int j = 0; j < ALPHA; j++) cg_vstore(u + (i * ALPHA + j) * U_XI, w[i][j]);
 }
 
+/* Where x and dy come from beyond the L2 (PREFETCH), the GEMMs prefetch the next row of tiles
+ * into the L2 a line per tile step: each channel's rows of that tile row as one run, channel
+ * after channel (dy's, then x's rows not shared with the row before). A band load reads
+ * channels-first rows of CB + KB planes at once, more streams than the L2 streamer follows
+ * (S4's band loads waited on dy for a sixth of its time on one core), while a run of rows of
+ * one plane is a stream it does follow; and spread over the GEMMs the prefetches do not queue
+ * behind each other (prefetching the next chunk's band pieces, a burst per xi, made S4 slower,
+ * 65 -> 68 ms). */
+typedef struct row_prefetch {
+    const char *base[2];      /* dy, then x: the tile row's first line of the first channel */
+    int64_t stride[2], lines[2], channels[2];
+    int64_t row;              /* flattened tile row being prefetched, -1 none */
+    int tensor;
+    int64_t channel, line;
+} row_prefetch;
+
+/* Starts prefetching flattened tile row r (image r / TILES_H) unless it already has. */
+static void row_prefetch_start(row_prefetch *rp, int64_t r, const void *x, const void *dy,
+                               int64_t x_c0, int64_t dy_c0, const cg_band_tensor *xt,
+                               const cg_band_tensor *yt) {
+    if (r == rp->row || r >= (int64_t)BATCH * TILES_H) return;
+    const int64_t n = r / TILES_H, ty = r % TILES_H;
+    int64_t y0[2] = {ty * MT, ty * MT - PAD_H + (ty > 0 ? 2 : 0)};
+    int64_t y1[2] = {ty * MT + MT, ty * MT - PAD_H + ALPHA};
+    const int64_t h[2] = {OUT_H, IN_H}, h_stride[2] = {DY_H_STRIDE, X_H_STRIDE};
+    const int64_t c_stride[2] = {DY_C_STRIDE, X_C_STRIDE};
+    const int64_t plane[2] = {n * DY_N_STRIDE + dy_c0, n * X_N_STRIDE + x_c0};
+    const cg_band_tensor *t[2] = {yt, xt};
+    const void *in[2] = {dy, x};
+    for (int i = 0; i < 2; i++) {
+        if (y0[i] < 0) y0[i] = 0;
+        if (y1[i] > h[i]) y1[i] = h[i];
+        const int64_t rows = y1[i] > y0[i] ? y1[i] - y0[i] : 0;
+        /* channels-last: one run holds every channel of the rows */
+        rp->channels[i] = rows == 0 ? 0 : LOAD_MODE == 1 ? 1 : t[i]->channels;
+        rp->stride[i] = c_stride[i] * (int64_t)sizeof(ELEM);
+        rp->lines[i] = (rows * h_stride[i] * (int64_t)sizeof(ELEM) + 63) / 64;
+        rp->base[i] = (const char *)((const ELEM *)in[i] + plane[i] + y0[i] * h_stride[i]);
+    }
+    rp->row = r;
+    rp->tensor = 0;
+    rp->channel = rp->line = 0;
+}
+
+/* One line of the row being prefetched. */
+static inline __attribute__((always_inline)) void row_prefetch_step(row_prefetch *rp) {
+    if (rp->tensor < 2 && rp->channel >= rp->channels[rp->tensor]) {
+        rp->tensor++;
+        rp->channel = rp->line = 0;
+    }
+    if (rp->tensor >= 2) return;
+    __builtin_prefetch(rp->base[rp->tensor] + rp->channel * rp->stride[rp->tensor] + rp->line * 64, 0, 2);
+    if (++rp->line == rp->lines[rp->tensor]) {
+        rp->line = 0;
+        rp->channel++;
+    }
+}
+
 /* m[r][0..KB) += sum_i v[i][r] * u[i][0..KB) for mr (<= MR) input channels r of one xi over
  * nt tiles: V rows broadcast, U rows the vector operand. */
 static inline __attribute__((always_inline)) void gemm_rows(const float *v, const float *u,
-                                                            int64_t nt, float *m, const int mr) {
+                                                            int64_t nt, float *m, const int mr,
+                                                            row_prefetch *rp) {
     cg_vec acc[MR][NV];
 #pragma clang loop unroll(full)
     for (int r = 0; r < mr; r++)
@@ -182,6 +241,7 @@ static inline __attribute__((always_inline)) void gemm_rows(const float *v, cons
         cg_vec b[NV];
 #pragma clang loop unroll(full)
         for (int q = 0; q < NV; q++) b[q] = cg_vload(u + i * U_T + q * CG_VLEN);
+        if (PREFETCH && rp) row_prefetch_step(rp);
 #pragma clang loop unroll(full)
         for (int r = 0; r < mr; r++) {
             const cg_vec bc = cg_vbcast(v[i * V_T + r]);
@@ -206,53 +266,16 @@ static inline int64_t segment_at(int64_t tile, int64_t left, int64_t *n, int64_t
     return seg < SEG ? seg : SEG;
 }
 
-/* The next chunk's bands, prefetched a slice per xi while this chunk's GEMMs run, where x and
- * dy come from memory: a channels-first band is channels x rows separate row pieces, more
- * streams than the hardware prefetchers follow (S4 spent a third of its time loading bands,
- * 64 dy planes at a time), and issued all at once the prefetches overflow the core's miss
- * buffers. (From the L3 the prefetches cost more instructions than they save: S4 at batch 1
- * ran 4% slower with them.) */
-typedef struct band_plan {
-    int64_t segments, x_pieces, pieces; /* per segment: x's pieces, then dy's */
-    int64_t n[CHUNK], ty[CHUNK], tx[CHUNK], len[CHUNK];
-} band_plan;
-
-static void plan_bands(int64_t t, int64_t nt, const cg_band_tensor *xt,
-                       const cg_band_tensor *yt, band_plan *bp) {
-    bp->segments = 0;
-    bp->x_pieces = cg_band_pieces(ALPHA, xt);
-    bp->pieces = bp->x_pieces + cg_band_pieces(MT, yt);
-    for (int64_t i = 0; i < nt; bp->segments++) {
-        const int64_t s = bp->segments;
-        bp->len[s] = segment_at(t + i, nt - i, &bp->n[s], &bp->ty[s], &bp->tx[s]);
-        i += bp->len[s];
-    }
-}
-
-static void prefetch_slice(const void *x, const void *dy, int64_t x_c0, int64_t dy_c0,
-                           const cg_band_tensor *xt, const cg_band_tensor *yt,
-                           const band_plan *bp, int slice) {
-    const int64_t all = bp->segments * bp->pieces;
-    for (int64_t p = slice * all / XI; p < (slice + 1) * all / XI; p++) {
-        const int64_t s = p / bp->pieces, r = p % bp->pieces;
-        if (r < bp->x_pieces)
-            cg_band_prefetch(x, bp->n[s] * X_N_STRIDE + x_c0, bp->ty[s] * MT - PAD_H,
-                             bp->tx[s] * MT - PAD_W, MT * bp->len[s] + 2, r, xt);
-        else
-            cg_band_prefetch(dy, bp->n[s] * DY_N_STRIDE + dy_c0, bp->ty[s] * MT,
-                             bp->tx[s] * MT, MT * bp->len[s], r - bp->x_pieces, yt);
-    }
-}
-
 /* m[0..CB)[0..KB) += sum_i v[i][.] u[i][.] over nt tiles, in register tiles of MR rows, then
  * MR - 1 */
 static inline __attribute__((always_inline)) void gemm_block(const float *v, const float *u,
-                                                             int64_t nt, float *m) {
+                                                             int64_t nt, float *m,
+                                                             row_prefetch *rp) {
     int r = 0;
-    for (int g = 0; g < BIG; g++, r += MR) gemm_rows(v + r, u, nt, m + r * KB, MR);
+    for (int g = 0; g < BIG; g++, r += MR) gemm_rows(v + r, u, nt, m + r * KB, MR, rp);
     if (MR > 1)
         for (int g = BIG; g < GROUPS; g++, r += MR - 1)
-            gemm_rows(v + r, u, nt, m + r * KB, MR > 1 ? MR - 1 : 1);
+            gemm_rows(v + r, u, nt, m + r * KB, MR > 1 ? MR - 1 : 1, rp);
 }
 
 /* Tiles [t, t + nt) of the x channels and dy channels of `xt` and `yt`, whose first channels
@@ -301,22 +324,21 @@ static void products(const cg_kernel_params *params, const void *x, const void *
         cg_vec bias[NV];
         for (int q = 0; q < NV; q++) bias[q] = cg_vzero();
         const int64_t t0 = s * ALL_TILES / SPLITS, t1 = (s + 1) * ALL_TILES / SPLITS;
+        row_prefetch rp = {.row = -1, .tensor = 2};
         for (int64_t t = t0; t < t1; t += CHUNK) {
             const int64_t nt = t1 - t < CHUNK ? t1 - t : CHUNK;
             transform_chunk(x, dy, c0 * X_C_STRIDE, k0 * DY_C_STRIDE, &xt, &yt, t, nt, xband,
                             yband, v, u);
-            band_plan next = {0};
+            /* the tile row after the chunk's last tile */
             if (PREFETCH)
-                plan_bands(t + nt, t1 - t - nt < CHUNK ? t1 - t - nt : CHUNK, &xt, &yt, &next);
+                row_prefetch_start(&rp, (t + nt - 1) / TILES_W + 1, x, dy, c0 * X_C_STRIDE,
+                                   k0 * DY_C_STRIDE, &xt, &yt);
             if (WITH_BIAS && cb == 0)
                 for (int64_t i = 0; i < nt; i++)
                     for (int q = 0; q < NV; q++)
                         bias[q] = cg_vadd(bias[q], cg_vload(u + BIAS_XI * U_XI + i * U_T + q * CG_VLEN));
-            for (int xi = 0; xi < XI; xi++) {
-                if (PREFETCH)
-                    prefetch_slice(x, dy, c0 * X_C_STRIDE, k0 * DY_C_STRIDE, &xt, &yt, &next, xi);
-                gemm_block(v + xi * V_XI, u + xi * U_XI, nt, m + (int64_t)xi * CB * KB);
-            }
+            for (int xi = 0; xi < XI; xi++)
+                gemm_block(v + xi * V_XI, u + xi * U_XI, nt, m + (int64_t)xi * CB * KB, &rp);
         }
         if (WITH_BIAS && cb == 0)
             for (int q = 0; q < NV; q++)
@@ -410,7 +432,7 @@ static void staged_products(const cg_kernel_params *params, const float *v, cons
         memset(m, 0, sizeof m); /* BLOCK_FLOATS in stage 4 */
         for (int xi = 0; xi < XI; xi++)
             gemm_block(v + xi * V_XI + cb * V_BLOCK, u + xi * U_XI + kb * U_BLOCK, ALL_TILES,
-                       m + (int64_t)xi * CB * KB);
+                       m + (int64_t)xi * CB * KB, NULL);
         for (int64_t c = c0; c < c0 + CB && c < CIN; c++)
             for (int q = 0; q < NV && k0 + q * CG_VLEN < COUT; q++) {
                 cg_vec mx[XI];
