@@ -280,6 +280,29 @@ static void test_winograd_overrides(void **state) {
         "{\"name\":\"blocks_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\"," \
         "\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
 
+/* The x-turning dw kernel with x wider than the edge-case families' (dw_xturn_*: 8 or 16
+ * input channels): 3 vectors under a 1x2 filter with padding, 4 vectors 1x1 (db keeps it off
+ * the 1x1 dw GEMM), a ragged output-channel tail each, f32 and bf16; AVX2's 3 vectors are the
+ * 24 channels (not whole AVX-512 vectors: dy turned there). */
+static void test_x_turned_wide_dw(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"c48_1x2\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":48,\"k\":100,\"input\":[4,23],\"filter\":[1,2],"
+        "\"pad_lo\":[0,1],\"pad_hi\":[0,0]},"
+        "{\"name\":\"c64_1x1\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":64,\"k\":131,\"input\":[3,29],\"filter\":[1,1]},"
+        "{\"name\":\"c64_1x1_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":64,\"k\":140,\"input\":[2,33],\"filter\":[1,1]},"
+        "{\"name\":\"c24_1x1\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":24,\"k\":50,\"input\":[3,21],\"filter\":[1,1]}]}";
+    check_override_pack("dw_xturn_wide", config, "{}", NULL,
+                        "d=%s; test $(grep -l 'template: templates/cpu/dw_xturn' "
+                        "$d/src/*__avx512.c | wc -l) -eq 3 && test $(grep -l "
+                        "'template: templates/cpu/dw_xturn' $d/src/*__avx2.c | wc -l) -eq 1");
+}
+
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
  * only large problems plan it, on small ones. Fused: a target that claims a 96 KiB L2 makes
  * chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows and
@@ -819,6 +842,7 @@ int main(void) {
         cmocka_unit_test(test_split_remainders),
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_winograd_dw_chunks),
+        cmocka_unit_test(test_x_turned_wide_dw),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),

@@ -1070,6 +1070,13 @@ static void test_x_turned_dw(void **state) {
     assert_int_equal(part->cout_pad, 64); /* no dy block is turned: the widest dy tile stays */
     assert_int_equal(part->work_items, part->splits);
     free(plan);
+    /* ResNet's 256 <- 64 1x1: 4 vectors of x, 6 output channels x 4 vectors in registers */
+    cg_problem wide = parse("bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0");
+    plan = plan_for(&wide, &base_target);
+    part = find_kind(plan, CG_STEP_DW_PARTIAL);
+    assert_true(part->x_turned);
+    assert_int_equal(part->mr, 6);
+    free(plan);
     cg_target forced = direct;
     forced.force_mr = 6;
     plan = plan_for(&s4, &forced);
@@ -1081,6 +1088,8 @@ static void test_x_turned_dw(void **state) {
         "bwdw_f32_ncdhw_g1mb2ic16oc64_i4x8x28_o4x8x28_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
         "bwdw_f32_nchw_g1mb2ic24oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
         "bwdw_f32_nchw_g1mb2ic16oc64_i28x56_o28x28_f3x3_s1x2_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g1mb2ic80oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g1mb2ic48oc96_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
     };
     for (size_t c = 0; c < sizeof regular / sizeof regular[0]; c++) {
         cg_problem raw = parse(regular[c]);
