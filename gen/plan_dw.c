@@ -53,11 +53,15 @@ int64_t cg_reduce_work_items(const cg_step *reduce) {
 
 /* Register tile of the x-turning dw kernel (dw_xturn.c.in) for this problem, or 0 where it
  * does not apply: 1-D/2-D, groups 1, unit column stride, both tensors channels-first in place,
- * whole vectors of input channels (at most 4) and at least twice as many output channels, so
- * that turning x moves at most half the bytes that turning dy would (S4: 16 vs 64 channels).
- * Measured beyond 2 vectors on 1x1 layers at 56x56 (batch 8, two cores): ResNet's 256 <- 64
- * 3.31 -> 2.81 ms (one core 6.27 -> 5.37), 128 <- 64 1.85 -> 1.44, 192 <- 48 2.12 -> 1.53,
- * and on AVX2 96 <- 24 0.93 -> 0.76; wider x (5 to 7 vectors, 1x1 only) is unmeasured.
+ * whole vectors of input channels (at most 4) and at least as many output channels, so that
+ * turning x moves no more bytes than turning dy would (S4: 16 vs 64 channels), and its tile
+ * spreads MR rows evenly over the output channels where the dy-turning kernel's blocks of 3
+ * vectors leave a narrow last block (64 = 48 + 16). Measured against the dy-turning kernel
+ * (batch 8, two cores): at 56x56, ResNet's 1x1 256 <- 64 3.31 -> 2.81 ms (one core 6.27 ->
+ * 5.37), 64 <- 64 0.83 -> 0.79, 192 <- 48 2.12 -> 1.53, 48 <- 48 0.53 -> 0.47, 3x3 16 <- 16
+ * dilated 0.47 -> 0.37, 3x3 40 <- 32 with row stride 2 1.18 -> 0.93; 96 <- 64 at 28x28 0.31 ->
+ * 0.27; on AVX2 96 <- 24 0.93 -> 0.76 and 24 <- 24 0.25 -> 0.23. Wider x (5 to 7 vectors, 1x1
+ * only) is unmeasured.
  * The tile is MR output channels x F2 taps x NV channel vectors of accumulators plus the F2 x
  * NV x vectors of one pixel; MR >= 3 (fewer leave the FMAs waiting on broadcasts), spread
  * evenly over the output channels. The turned rows and the item's f32 accumulators live on
@@ -66,7 +70,7 @@ static int x_turn_tile(const cg_target *target, const cg_dims *dims, const cg_st
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
     if (!part->x_planar || !part->dy_planar || part->groups != 1 || dims->in[0] != 1 ||
         dims->filter[0] != 1 || dims->stride[2] != 1 || part->cin_g % budget->vlen != 0 ||
-        part->cin_g / budget->vlen > 4 || part->cout_g < 2 * part->cin_g)
+        part->cin_g / budget->vlen > 4 || part->cout_g < part->cin_g)
         return 0;
     const int64_t nv = part->cin_g / budget->vlen, f2 = dims->filter[2];
     int64_t mr = (budget->registers - f2 * nv - budget->broadcast_needs_register) / (f2 * nv);

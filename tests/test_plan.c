@@ -929,7 +929,8 @@ static void test_planar_1x1(void **state) {
  * problems are untouched. */
 /* Dense dw with few input channels on NC...: x turned (dw_xturn.c.in), one item per split
  * covering every output channel, MR spread over them; not where x has more channels than
- * half of dy's, on channels-last tensors, in 3-D or under a forced tile. */
+ * dy, more than 4 vectors of them, too many for 3 output channels of registers beside one
+ * filter row's x vectors, on channels-last tensors, in 3-D or under a forced tile. */
 /* A dense 1x1 stride-1 dw alone on NCHW planes with rows under 16 pixels runs on whole planes
  * as rows (the kernel's views and row count follow); 28-pixel rows, strided 1x1 and planes
  * over the stack's 512-pixel row block (40 x 15) keep their rows. */
@@ -1090,6 +1091,7 @@ static void test_x_turned_dw(void **state) {
         "bwdw_f32_nchw_g1mb2ic16oc64_i28x56_o28x28_f3x3_s1x2_d1x1_pl1x1_ph1x1",
         "bwdw_f32_nchw_g1mb2ic80oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nchw_g1mb2ic48oc96_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g1mb2ic64oc48_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
     };
     for (size_t c = 0; c < sizeof regular / sizeof regular[0]; c++) {
         cg_problem raw = parse(regular[c]);
