@@ -1660,17 +1660,20 @@ static void test_winograd_dw(void **state) {
 /* Direct conv items of several rows where a step's weights exceed half the L2: ResNet's 512
  * channels at 14x14 stride 2 (4, 2, 2 and 1 MB of phase weights, 7-row phases, batch 8) takes
  * blocks of 4 rows, 16 items each (8 per thread); 256 channels at 28x28 (1 MB of weights for
- * the 2x2 phase) keeps one row per item under a 2 MiB L2, takes 7 (16 items) under 1 MiB. */
+ * the 2x2 phase) keeps one row per item under a 2 MiB L2, takes 7 (16 items) under 1 MiB.
+ * Tiles: the 7-pixel phase rows one tile of 7 x 3 vectors (AVX2 keeps 4 + 3 x 2), the 14-pixel
+ * ones 5 + 5 + 4 x 4. */
 static void test_conv_item_rows(void **state) {
     (void)state;
     static const struct {
         const char *problem;
         int64_t l2, rows, items; /* of the first conv step (the 2x2 phase) */
+        int nv, mr;
     } cases[] = {
-        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 4, 16},
-        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 4, 16},
-        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1, 112},
-        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 7, 16},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 4, 16, 3, 7},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 4, 16, 3, 7},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1, 112, 4, 5},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 7, 16, 4, 5},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1681,6 +1684,8 @@ static void test_conv_item_rows(void **state) {
         assert_non_null(conv);
         assert_int_equal(conv->item_rows, cases[c].rows);
         assert_int_equal(conv->work_items, cases[c].items);
+        assert_int_equal(conv->nv, cases[c].nv);
+        assert_int_equal(conv->mr, cases[c].mr);
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
             if (s->kind != CG_STEP_CONV) continue;
@@ -1689,6 +1694,14 @@ static void test_conv_item_rows(void **state) {
         }
         free(plan);
     }
+    cg_problem p = parse(cases[0].problem);
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    cg_plan *plan = plan_for(&p, &avx2);
+    const cg_step *conv = find_kind(plan, CG_STEP_CONV);
+    assert_int_equal(conv->nv, 2);
+    assert_int_equal(conv->mr, 4);
+    free(plan);
 }
 
 static void test_winograd_choice(void **state) {
