@@ -89,8 +89,9 @@ typedef struct cg_step {
     char kernel[CG_KERNEL_NAME_MAX]; /* symbol without the "__<isa>" suffix */
     int64_t work_items;
     int concurrent; /* 1: runs in the same parallel region as the previous step */
-    int paired;     /* 1 (CPU): runs item by item right after the previous step, on the same
-                       item indices (what that item read is still in cache; implies concurrent) */
+    int paired;     /* 1 (CPU): runs item by item right after the previous step (after its
+                       lead's item and any paired steps between), on the same item indices
+                       (what that item read is still in cache; implies concurrent) */
     int phase_id;   /* dx stride phase id (row-major over dims), -1 otherwise */
     int depthwise;  /* PACK_W: packed [tap][channels] for a DEPTHWISE step */
     int tensor;     /* TO_CL/FROM_CL: which problem tensor; REDUCE: CG_T_DW or CG_T_DB (both when with_bias) */

@@ -14,7 +14,8 @@ typedef struct cgrt_step {
     char *kernel;        /* symbol (CPU) or shader name (Vulkan) */
     int64_t work_items;
     int concurrent;      /* runs in the same parallel region as the previous step */
-    int paired;          /* runs item by item right after the previous step, same items */
+    int paired;          /* runs item by item right after the previous step, same items: a
+                            lead step and the paired steps after it run as one chain */
 } cgrt_step;
 
 struct cgrt_pack {

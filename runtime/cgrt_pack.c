@@ -193,7 +193,7 @@ static cg_status resolve_steps(cgrt_executable *exe, const cJSON *variant, char 
         s->work_items = (int64_t)items;
         s->concurrent = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(step, "concurrent"));
         s->paired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(step, "paired"));
-        if (s->paired && (i == 0 || !s->concurrent || exe->steps[i - 1].paired ||
+        if (s->paired && (i == 0 || !s->concurrent ||
                           exe->steps[i - 1].work_items != s->work_items))
             return fail(msg, CG_ERR_PACK, "%s/manifest.json: step %s is paired with no lead step",
                         exe->pack->dir, kernel);

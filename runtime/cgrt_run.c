@@ -24,9 +24,9 @@ static void run_items(const cgrt_step *s, int64_t begin, int64_t end, void *cons
     s->fn(&params, buffers);
 }
 
-/* Steps marked paired take no chunks of their own: their lead (the step before) runs each of
- * its items and then the paired step's item of the same index, while that item's data is
- * still in this core's cache. */
+/* Steps marked paired take no chunks of their own: their lead (the nearest step before that
+ * is not paired) runs each of its items and then the same item of every paired step after
+ * it, in order, while that item's data is still in this core's cache. */
 static void run_region(const cgrt_executable *exe, int first, int last, void *const *buffers,
                        int threads) {
     int64_t starts[CG_MAX_STEPS_RT + 1], sizes[CG_MAX_STEPS_RT];
@@ -45,15 +45,14 @@ static void run_region(const cgrt_executable *exe, int first, int last, void *co
         const cgrt_step *s = &exe->steps[first + i];
         int64_t begin = (chunk - starts[i]) * sizes[i];
         int64_t end = begin + sizes[i] < s->work_items ? begin + sizes[i] : s->work_items;
-        const cgrt_step *paired = i + 1 < count && s[1].paired ? &s[1] : NULL;
-        if (!paired) {
+        int chain = 1;
+        while (i + chain < count && s[chain].paired) chain++;
+        if (chain == 1) {
             run_items(s, begin, end, buffers);
             continue;
         }
-        for (int64_t item = begin; item < end; item++) {
-            run_items(s, item, item + 1, buffers);
-            run_items(paired, item, item + 1, buffers);
-        }
+        for (int64_t item = begin; item < end; item++)
+            for (int f = 0; f < chain; f++) run_items(&s[f], item, item + 1, buffers);
     }
 }
 
