@@ -1662,7 +1662,7 @@ static void test_winograd_dw(void **state) {
  * blocks of 4 rows, 16 items each (8 per thread); 256 channels at 28x28 (1 MB of weights for
  * the 2x2 phase) keeps one row per item under a 2 MiB L2, takes 7 (16 items) under 1 MiB.
  * Tiles: the 7-pixel phase rows one tile of 7 x 3 vectors (AVX2 keeps 4 + 3 x 2), the 14-pixel
- * ones 5 + 5 + 4 x 4. */
+ * ones 5 + 5 + 4 x 4. The four phases' weight packs run as one chain (paired). */
 static void test_conv_item_rows(void **state) {
     (void)state;
     static const struct {
@@ -1686,6 +1686,17 @@ static void test_conv_item_rows(void **state) {
         assert_int_equal(conv->work_items, cases[c].items);
         assert_int_equal(conv->nv, cases[c].nv);
         assert_int_equal(conv->mr, cases[c].mr);
+        /* the phases' weight packs: one chain, led by the first */
+        int packs = 0;
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind != CG_STEP_PACK_W) continue;
+            assert_int_equal(s->paired, packs > 0);
+            assert_true(!s->paired || (plan->steps[i - 1].kind == CG_STEP_PACK_W &&
+                                       plan->steps[i - 1].work_items == s->work_items));
+            packs++;
+        }
+        assert_int_equal(packs, 4);
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
             if (s->kind != CG_STEP_CONV) continue;
