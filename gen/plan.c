@@ -326,6 +326,23 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     return CG_OK;
 }
 
+/* Weight packs of the same items (the stride phases' of a dx: an item is a block of output
+ * channels over every input channel, the same lines of w for every phase) run as one chain,
+ * item by item (CPU): each line of w then comes from beyond the L2 once, not once per phase
+ * (ResNet's 512-channel 14x14 stride-2 dx, 9.4 MB of weights in four phases: its packing
+ * region 0.95 -> 0.71 ms on two cores; the whole dx 7.74 -> 7.31 ms with the packs' new loop
+ * order, pack_w.c.in). Needs the steps in their final order. */
+static void chain_weight_packs(cg_plan *plan) {
+    if (plan->target.isa == CG_ISA_GLSL) return;
+    for (int i = 1; i < plan->step_count; i++) {
+        cg_step *s = &plan->steps[i];
+        const cg_step *before = &plan->steps[i - 1];
+        if (s->kind == CG_STEP_PACK_W && before->kind == CG_STEP_PACK_W && s->concurrent &&
+            s->work_items == before->work_items)
+            s->paired = 1;
+    }
+}
+
 void cg_plan_close_regions(cg_plan *plan) {
     /* Stable insertion sort by region: steps were appended per op, regions interleaved. */
     cg_step held;
@@ -342,19 +359,7 @@ void cg_plan_close_regions(cg_plan *plan) {
         int region = cg_step_region(plan->steps[i].kind);
         plan->steps[i].concurrent = i > 0 && cg_step_region(plan->steps[i - 1].kind) == region;
     }
-    /* Weight packs of the same items (the stride phases' of a dx: an item is a block of
-     * output channels over every input channel, the same lines of w for every phase) run as
-     * one chain, item by item: each line of w then comes from beyond the L2 once, not once per
-     * phase (ResNet's 512-channel 14x14 stride-2 dx, 9.4 MB of weights in four phases: its
-     * packing region 0.95 -> 0.71 ms on two cores; the whole dx 7.74 -> 7.31 ms with the
-     * packs' new loop order, pack_w.c.in). */
-    if (plan->target.isa == CG_ISA_GLSL) return;
-    for (int i = 1; i < plan->step_count; i++) {
-        cg_step *s = &plan->steps[i];
-        if (s->kind == CG_STEP_PACK_W && plan->steps[i - 1].kind == CG_STEP_PACK_W &&
-            s->concurrent && s->work_items == plan->steps[i - 1].work_items)
-            s->paired = 1;
-    }
+    chain_weight_packs(plan);
 }
 
 int cg_step_region(cg_step_kind kind) {

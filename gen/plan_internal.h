@@ -25,6 +25,7 @@ cg_step *cg_plan_add_step(cg_plan *plan, cg_step_kind kind, int concurrent);
 void cg_place_output(cg_plan *plan, cg_view *view, cg_tensor tensor);
 cg_status cg_add_from_cl(cg_plan *plan, const cg_view *view, cg_tensor tensor, char *msg);
 int cg_step_region(cg_step_kind kind);
+/* Orders the steps into their regions, marks which run concurrently, chains weight packs. */
 void cg_plan_close_regions(cg_plan *plan);
 
 /* Fills plan->phases and the dy padding the phase kernels read (plan_conv.c). */
