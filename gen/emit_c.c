@@ -649,6 +649,46 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
     return "cpu/depthwise_flat_dw.c.in";
 }
 
+/* A depthwise dw step with the lanes along dy rows (plan_depthwise_turned.c): the taps as a
+ * grid of FH row offsets by FW column offsets, and how many window rows the next dy row reads
+ * again (the tap rows are dil1 apart and move S1 rows down per dy row: STEP tap rows, or none
+ * shared where that is not a whole number below FH) and the ring's turn. */
+static const char *fill_depthwise_rows(const cg_plan *plan, const cg_step *s,
+                                       cg_template_values *v) {
+    const cg_problem *p = &plan->problem;
+    const int64_t fh = s->taps[1], fw = s->taps[2], taps = fh * fw;
+    const int64_t dil1 = fh > 1 ? s->tap_offset[fw][1] - s->tap_offset[0][1] : 1;
+    int64_t rows[CG_MAX_TAPS], cols[CG_MAX_TAPS];
+    for (int64_t t = 0; t < fh; t++) rows[t] = s->tap_offset[t * fw][1];
+    for (int64_t t = 0; t < fw; t++) cols[t] = s->tap_offset[t][2];
+    set_planar_storage(v, p->dtype, 0);
+    cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
+    cg_values_int(v, "S1", s->stride[1]);
+    cg_values_int(v, "S2", s->stride[2]);
+    cg_values_int(v, "X_H", s->src.logical[1]);
+    cg_values_int(v, "X_W", s->src.logical[2]);
+    cg_values_int(v, "DY_H", s->src2.logical[1]);
+    cg_values_int(v, "DY_W", s->src2.logical[2]);
+    cg_values_int(v, "FH", fh);
+    cg_values_int(v, "FW", fw);
+    cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
+    const int64_t step = s->stride[1] % dil1 == 0 && s->stride[1] / dil1 < fh ? s->stride[1] / dil1 : fh;
+    cg_values_int(v, "STEP", step);
+    cg_values_int(v, "UNROLL", fh / cg_gcd(fh, step));
+    cg_values_int(v, "CHANNELS", s->cout_g);
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "CB", s->row_block);
+    cg_values_int(v, "WITH_BIAS", s->with_bias);
+    set_list(v, "ROW_OFF", rows, (int)fh);
+    set_list(v, "COL_OFF", cols, (int)fw);
+    cg_values_int(v, "PREFETCH", s->stream);
+    cg_values_int(v, "PAIRS", 2 * s->src2.logical[2] <= cg_isa_budget_of(plan->target.isa)->vlen);
+    cg_values_int(v, "COL_OFF_MIN", cols[0] < cols[fw - 1] ? cols[0] : cols[fw - 1]);
+    cg_values_int(v, "COL_OFF_MAX", cols[0] > cols[fw - 1] ? cols[0] : cols[fw - 1]);
+    set_tap_map(v, "WEIGHT_INDEX", s, taps);
+    return "cpu/depthwise_rows_dw.c.in";
+}
+
 static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
     switch (s->kind) {
@@ -703,6 +743,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_DEPTHWISE_TURNED_DW: return fill_depthwise_turned(p, s, v);
     case CG_STEP_DEPTHWISE_FLAT_DX:
     case CG_STEP_DEPTHWISE_FLAT_DW: return fill_depthwise_flat(plan, s, v);
+    case CG_STEP_DEPTHWISE_ROWS_DW: return fill_depthwise_rows(plan, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
         cg_values_int(v, "STREAM", s->stream);

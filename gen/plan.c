@@ -47,7 +47,7 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
     "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
     "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx", "depthwise_flat_dw",
-    "wino_dw", "wino_dw_out", "wino_dw_in"};
+    "wino_dw", "wino_dw_out", "wino_dw_in", "depthwise_rows_dw"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";

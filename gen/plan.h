@@ -63,6 +63,8 @@ typedef enum cg_step_kind {
                           * per (split, input channel block, output channel block) */
     CG_STEP_WINO_DW_OUT, /* Winograd dw: the splits' M summed and transformed into dw (and db) */
     CG_STEP_WINO_DW_IN,  /* staged Winograd dw: tile rows of x and dy -> V and U (workspace) */
+    CG_STEP_DEPTHWISE_ROWS_DW, /* depthwise 2-D dw (and db) on NC.. planes, lanes along dy rows,
+                                  the taps' x rows held in registers; items as FLAT_DW's */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

@@ -238,10 +238,25 @@ static int turned_applies(const cg_plan *plan, const cg_dims *dims) {
            plan->problem.c % vlen == 0 && dims->out[2] < TURNED_MIN_ROW_KERNEL_WIDTH;
 }
 
+/* The row-window dw (templates/cpu/depthwise_rows_dw.c.in): dw alone, column stride 1 or 2,
+ * the window and the accumulators (two vectors a tap) within the register budget, dy rows of
+ * half a vector to two. Against the kernels before it (two cores, batch 8, interleaved
+ * medians): MobileNet's 14x14 stride-1 dw 0.139 -> 0.115 ms (flat: one unaligned load per
+ * tap and vector, most split across lines), 28x28 stride 2 0.173 -> 0.142 (quartered), 28x28
+ * stride 1 0.261 -> 0.254; 56x56 stride 2 level (0.355 -> 0.347, prefetching). Narrower rows
+ * fill too few lanes (7-wide: 0.087 -> 0.094 ms at 7x7, 0.084 -> 0.132 at 14x14 stride 2,
+ * against the turned and flat kernels); dy rows of 56 and more keep the row kernels, which
+ * stream whole rows (56x56 0.48 -> 0.57 ms, 112x112 0.45 -> 0.50 as row windows). */
+static int rows_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
+    return !(plan->problem.ops & CG_OP_BWD_DATA) && dims->stride[2] <= 2 &&
+           2 * dims->taps + 4 <= budget->registers && dims->out[2] < 2 * budget->vlen;
+}
+
 int cg_depthwise_small_applies(const cg_plan *plan, const cg_dims *dims) {
     return small_plane_candidate(plan, dims) &&
-           (flat_applies(plan, dims) || quartered_applies(plan, dims) ||
-            turned_applies(plan, dims));
+           (rows_applies(plan, dims) || flat_applies(plan, dims) ||
+            quartered_applies(plan, dims) || turned_applies(plan, dims));
 }
 
 /* The flat step: taps as the planar kernels keep them (dx: dy at p + pl - d*f; dw: x at
@@ -274,8 +289,32 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     return CG_OK;
 }
 
+/* x planes past a 4 KiB page are prefetched (the next plane, a share per dy row and chunk):
+ * a chunk's pass reads each row's first lines only, and the L2 streamer stays within a page
+ * (MobileNet's 56x56 stride-2 dw 0.394 -> 0.347 ms; 28x28 planes, 3 KiB, 0.141 -> 0.155 ms
+ * prefetching). */
+#define ROWS_PREFETCH_PLANE 4096
+
+/* The row-window step: the taps as the flat dw keeps them (x at S*o + d*f - pl), items of
+ * channel blocks as the flat dw's. */
+static cg_status plan_rows(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    cg_step *step = cg_planar_add_step(plan, CG_STEP_DEPTHWISE_ROWS_DW, msg);
+    if (!step) return CG_ERR_UNSUPPORTED;
+    base_step(plan, step, dims, 0);
+    cg_planar_fill_taps(step, dims, 1);
+    step->row_block = p->c / (8 * (int64_t)plan->target.threads);
+    if (step->row_block > 16) step->row_block = 16;
+    if (step->row_block < 1) step->row_block = 1;
+    step->work_items = cg_ceil_div(p->c, step->row_block);
+    step->stream = (int64_t)dims->in[1] * dims->in[2] * cg_dtype_size(p->dtype) > ROWS_PREFETCH_PLANE;
+    cg_name_step(plan, step, "rbwdw");
+    return CG_OK;
+}
+
 cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
+    if (rows_applies(plan, dims)) return plan_rows(plan, dims, msg);
     if (flat_applies(plan, dims) || quartered_applies(plan, dims)) return plan_flat(plan, dims, msg);
     const int dx = p->ops == CG_OP_BWD_DATA;
     cg_step *step = cg_planar_add_step(plan, dx ? CG_STEP_DEPTHWISE_TURNED_DX

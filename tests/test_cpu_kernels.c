@@ -619,7 +619,8 @@ static void test_dw_1x1_gemm_kernels(void **state) {
  * 3 (f16), phases no tap reaches (exact zeros: dx is pre-filled with NaN), planes shorter
  * than a transposed block (bf16), 1-D; dw with the batch split (a reduce) and unsplit (dw
  * written in place), with bias (stride-2 dw with a tap right of the x quarters, so that no
- * ISA takes the quartered walk). */
+ * ISA takes the quartered walk; 5x5 and 4x4 filters, whose taps pass AVX-512's registers for
+ * the row window). */
 static void test_depthwise_turned_kernels(void **state) {
     (void)state;
 #define DX "\"bwd_data\""
@@ -637,11 +638,11 @@ static void test_depthwise_turned_kernels(void **state) {
         DWISE("dx_empty", DX, "f32", "NCHW", 1, 16, "\"input\":[12,13],\"filter\":[3,3],\"stride\":[2,2],\"dilation\":[2,2]") ","
         DWISE("dx_tiny", DX, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
         DWISE("dx_line", DX, "f32", "NCW", 2, 16, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[1]") ","
-        DWISE("dw_split", DW, "f32", "NCHW", 3, 64, "\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]") ","
-        DWISE("dw_one", WB, "f32", "NCHW", 2, 256, "\"input\":[15,15],\"filter\":[3,3],\"stride\":[2,2]") ","
+        DWISE("dw_split", DW, "f32", "NCHW", 3, 64, "\"input\":[14,14],\"filter\":[5,5],\"stride\":[2,2],\"pad_lo\":[2,1],\"pad_hi\":[1,2]") ","
+        DWISE("dw_one", WB, "f32", "NCHW", 2, 256, "\"input\":[15,15],\"filter\":[5,5],\"stride\":[2,2]") ","
         DWISE("dw_bands", WB, "f32", "NCHW", 2, 16, "\"input\":[32,40],\"filter\":[3,3],\"pad\":[1,1]") ","
         DWISE("dw_dil", DW, "f16", "NCHW", 2, 32, "\"input\":[9,11],\"filter\":[3,5],\"stride\":[2,3],\"dilation\":[2,1],\"pad_lo\":[0,2],\"pad_hi\":[1,1]") ","
-        DWISE("dw_tiny", WB, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[0,0],\"pad_hi\":[1,1]") ","
+        DWISE("dw_tiny", WB, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[4,4],\"stride\":[2,2],\"pad_lo\":[1,1],\"pad_hi\":[2,2]") ","
         DWISE("dw_line", DW, "f32", "NCW", 2, 32, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[2]")
         "]}";
 #undef DWISE
@@ -758,18 +759,78 @@ static void test_depthwise_flat_kernels(void **state) {
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("depthwise_flat", problems, count, 0, dir);
-    /* the path under test is really planned: every problem on AVX-512 but the two quartered
-     * ones with rows under half a vector (on narrower vectors the rows of 28, 20 and 14 are
-     * two vectors or more and stay with the row kernels), 7 of them quartered, and the rows
-     * of 2 and 6 quartered on the generic ISA */
-    snprintf(grep, sizeof grep, "test $(ls %s/src/*dwlbwd*__avx512.c | wc -l) -eq %d", dir, count - 2);
+    /* the path under test is really planned: on AVX-512 the 6 dx problems walk flat and
+     * every dw one takes the row-window kernel (depthwise_rows_dw, 5 of them with two planes
+     * a vector); AVX2 (16 registers: no row window for 3x3) quarters 5 of them, the generic
+     * ISA the rows of 2 and 6 (on narrower vectors the rows of 28, 20 and 14 are two vectors
+     * or more and stay with the row kernels) */
+    snprintf(grep, sizeof grep,
+             "test $(ls %s/src/*dwlbwd*__avx512.c | wc -l) -eq 6 && "
+             "test $(ls %s/src/*dwrbwdw*__avx512.c | wc -l) -eq %d && "
+             "test $(grep -l 'define PAIRS 1 ' %s/src/*dwrbwdw*__avx512.c | wc -l) -eq 5",
+             dir, dir, count - 6, dir);
     assert_int_equal(system(grep), 0);
     snprintf(grep, sizeof grep,
-             "test $(grep -l 'define STRIDE 2' %s/src/*dwlbwd*__avx512.c | wc -l) -eq 7 && "
+             "test $(grep -l 'define STRIDE 2' %s/src/*dwlbwd*__avx2.c | wc -l) -eq 5 && "
              "test $(grep -l 'define STRIDE 2' %s/src/*dwlbwd*__generic.c | wc -l) -eq 2",
              dir, dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "depthwise_flat");
+    free(problems);
+}
+
+/* Depthwise dw (+db) alone with the lanes along dy rows and the taps' x rows in registers
+ * (depthwise_rows_dw, AVX-512 where 2 vectors a tap fit the registers), beyond the shapes of
+ * test_depthwise_flat_kernels: column stride 2 alone (the window moves a row), row stride 3
+ * alone (no row read twice), dilation 2 at stride 1 (tap rows 2 apart: none shared), a 1x1
+ * filter, a 1x3 one on 8-wide rows (two planes a vector), a 3x1 one on rows of 31, f16 at
+ * column stride 2 on 7-wide dy rows (two planes a vector, an odd last channel), planes of 18
+ * pixels (the plain loads of every plane reach the next two: only the last is guarded),
+ * x planes past 4 KiB (prefetching: f32 and f16, db, a short last block of channels), a
+ * batch of one plane per channel block; dw pre-filled with NaN, on every CPU ISA. */
+static void test_depthwise_rows_kernels(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"s12\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":17,\"k\":17,\"groups\":17,\"input\":[11,26],\"filter\":[3,3],\"stride\":[1,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"s31\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,"
+        "\"groups\":3,\"input\":[14,12],\"filter\":[3,3],\"stride\":[3,1],\"pad_lo\":[0,2],"
+        "\"pad_hi\":[1,0]},"
+        "{\"name\":\"dil\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[13,13],\"filter\":[3,3],\"dilation\":[2,2],"
+        "\"pad\":[2,2]},"
+        "{\"name\":\"one\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":3,"
+        "\"c\":5,\"k\":5,\"groups\":5,\"input\":[6,10],\"filter\":[1,1]},"
+        "{\"name\":\"r13\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":6,\"k\":6,"
+        "\"groups\":6,\"input\":[5,8],\"filter\":[1,3],\"pad\":[0,1]},"
+        "{\"name\":\"r31\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":3,\"k\":3,\"groups\":3,\"input\":[9,31],\"filter\":[3,1],\"pad\":[1,0]},"
+        "{\"name\":\"p18\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":3,"
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[2,9],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"big\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":19,\"k\":19,\"groups\":19,\"input\":[40,41],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"pair16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[9,13],"
+        "\"filter\":[3,3],\"stride\":[1,2],\"pad\":[1,1]},"
+        "{\"name\":\"big16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":1,"
+        "\"c\":2,\"k\":2,\"groups\":2,\"input\":[50,48],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("depthwise_rows", problems, count, 0, dir);
+    /* every problem takes the row-window kernel on AVX-512, the two with x planes past 4 KiB
+     * prefetching, the two with dy rows of 8 and 7 two planes a vector */
+    snprintf(grep, sizeof grep,
+             "test $(ls %s/src/*dwrbwdw*__avx512.c | wc -l) -eq %d && "
+             "test $(grep -l 'define PREFETCH 1 ' %s/src/*dwrbwdw*__avx512.c | wc -l) -eq 2 && "
+             "test $(grep -l 'define PAIRS 1 ' %s/src/*dwrbwdw*__avx512.c | wc -l) -eq 2",
+             dir, count, dir, dir);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_every_isa(dir, problems, count, "depthwise_rows");
     free(problems);
 }
 
@@ -854,6 +915,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_turned_kernels),
         cmocka_unit_test(test_depthwise_turned_streams),
         cmocka_unit_test(test_depthwise_flat_kernels),
+        cmocka_unit_test(test_depthwise_rows_kernels),
         cmocka_unit_test(test_planar_depthwise_rows),
     };
     /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */

@@ -702,10 +702,11 @@ static void test_depthwise_turned(void **state) {
         const char *problem;
         int64_t splits, band;
     } dw_cases[] = {
-        {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 7},
+        /* 5x5 (3x3 at dy rows under 32 takes the row-window kernel: test_depthwise_rows) */
+        {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f5x5_s2x2_d1x1_pl2x2_ph1x1", 1, 7},
         {"bwdw-bwdb_f32_nchw_g256mb8ic256oc256_i28x40_o28x40_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 5},
         {"bwdw_f16_nchw_g64mb3ic64oc64_i9x11_o3x4_f3x5_s2x3_d2x1_pl0x2_ph0x1", 3, 3},
-        {"bwdw-bwdb_f32_nchw_g32mb8ic32oc32_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8, 7},
+        {"bwdw-bwdb_f32_nchw_g32mb8ic32oc32_i14x14_o7x7_f5x5_s2x2_d1x1_pl2x2_ph1x1", 8, 7},
     };
     for (size_t c = 0; c < sizeof dw_cases / sizeof dw_cases[0]; c++) {
         cg_problem raw = parse(dw_cases[c].problem);
@@ -768,26 +769,30 @@ static void test_depthwise_flat(void **state) {
         check_dx_plan(plan, &raw);
         free(plan);
     }
-    /* dw (and db): blocks of channels over the batch, 8 items per thread or more, no reduce */
+    /* dw (and db): blocks of channels over the batch, 8 items per thread or more, no reduce;
+     * on AVX-512 these take the row-window kernel (test_depthwise_rows), so they are planned
+     * for AVX2, whose 16 registers do not hold its 3x3 window */
     static const struct {
         const char *problem;
         int64_t block;
+        cg_isa isa;
     } dw_cases[] = {
-        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16},
-        {"bwdw-bwdb_f16_nchw_g40mb2ic40oc40_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2},
-        {"bwdw_f32_nchw_g3mb2ic3oc3_i9x6_o7x6_f3x3_s1x1_d1x1_pl0x1_ph0x1", 1},
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, CG_ISA_AVX2},
+        {"bwdw-bwdb_f16_nchw_g40mb2ic40oc40_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, CG_ISA_AVX2},
+        {"bwdw_f32_nchw_g3mb2ic3oc3_i9x6_o7x6_f3x3_s1x1_d1x1_pl0x1_ph0x1", 1, CG_ISA_AVX2},
         /* stride 2 on x's quarters: taps one quarter row either way, one column left */
-        {"bwdw_f32_nchw_g32mb2ic32oc32_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2},
-        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 16},
-        {"bwdw-bwdb_f16_nchw_g5mb3ic5oc5_i9x21_o5x11_f3x3_s2x2_d1x1_pl1x2_ph1x0", 1},
-        {"bwdw_f32_nchw_g4mb2ic4oc4_i12x17_o6x9_f3x2_s2x2_d2x1_pl2x1_ph1x0", 1},
+        {"bwdw_f32_nchw_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2, CG_ISA_AVX2},
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0", 16, CG_ISA_AVX2},
+        {"bwdw-bwdb_f16_nchw_g5mb3ic5oc5_i9x21_o5x11_f3x3_s2x2_d1x1_pl1x2_ph1x0", 1, CG_ISA_AVX2},
     };
     for (size_t c = 0; c < sizeof dw_cases / sizeof dw_cases[0]; c++) {
         cg_problem raw = parse(dw_cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
+        cg_target target = base_target;
+        target.isa = dw_cases[c].isa;
+        cg_plan *plan = plan_for(&raw, &target);
         assert_int_equal(plan->step_count, 1);
         const cg_step *s = find_kind(plan, CG_STEP_DEPTHWISE_FLAT_DW);
-        assert_non_null(s);
+        if (!s) fail_msg("%s: no flat step", dw_cases[c].problem);
         assert_int_equal(s->row_block, dw_cases[c].block);
         assert_int_equal(s->work_items, (raw.c + s->row_block - 1) / s->row_block);
         assert_int_equal(plan->workspace_bytes, 0);
@@ -813,6 +818,66 @@ static void test_depthwise_flat(void **state) {
         assert_int_equal(count_kind(plan, CG_STEP_DEPTHWISE_FLAT_DX) +
                              count_kind(plan, CG_STEP_DEPTHWISE_FLAT_DW),
                          0);
+        free(plan);
+    }
+}
+
+/* Depthwise dw (and db) alone on channels-first planes with dy rows under two vectors, on
+ * AVX-512: one DEPTHWISE_ROWS_DW step, items of channel blocks as the flat dw's, no
+ * workspace; x planes past 4 KiB prefetched. Rows of two vectors or more (the row kernels), filters whose window and accumulators pass the
+ * registers (5x5), column strides past 2, dx with dw, channels-last tensors and AVX2's 16
+ * registers go elsewhere. */
+static void test_depthwise_rows(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t block;
+        int prefetch;
+    } cases[] = {
+        {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 0},
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 0},
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 16, 0},
+        {"bwdw_f32_nchw_g128mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8, 1},
+        {"bwdw-bwdb_f16_nchw_g5mb3ic5oc5_i9x21_o5x11_f3x3_s2x2_d1x1_pl1x2_ph1x0", 1, 0},
+        {"bwdw_bf16_nchw_g4mb2ic4oc4_i13x13_o13x13_f3x3_s1x1_d2x2_pl2x2_ph2x2", 1, 0},
+        {"bwdw_f32_nchw_g3mb2ic3oc3_i14x12_o5x12_f3x3_s3x1_d1x1_pl0x2_ph1x0", 1, 0},
+        {"bwdw_f32_nchw_g4mb2ic4oc4_i12x17_o6x9_f3x2_s2x2_d2x1_pl2x1_ph1x0", 1, 0},
+        {"bwdw_f32_ncw_g16mb2ic16oc16_i20_o20_f5_s1_d1_pl2_ph2", 1, 0},
+        /* rows of half a vector or less: two planes a vector */
+        {"bwdw_f32_nchw_g1024mb8ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 0},
+        {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 16, 0},
+        {"bwdw-bwdb_f16_nchw_g40mb2ic40oc40_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        assert_int_equal(plan->step_count, 1);
+        const cg_step *s = find_kind(plan, CG_STEP_DEPTHWISE_ROWS_DW);
+        if (!s) fail_msg("%s: no row-window step", cases[c].problem);
+        assert_int_equal(s->row_block, cases[c].block);
+        assert_int_equal(s->work_items, (raw.c + s->row_block - 1) / s->row_block);
+        assert_int_equal(s->stream, cases[c].prefetch);
+        assert_int_equal(plan->workspace_bytes, 0);
+        free(plan);
+    }
+    static const struct {
+        const char *problem;
+        cg_isa isa;
+    } elsewhere[] = {
+        {"bwdw_f32_nchw_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512},
+        {"bwdw_f32_nchw_g32mb2ic32oc32_i28x28_o28x28_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512},
+        {"bwdw_f32_nchw_g32mb2ic32oc32_i28x42_o28x14_f3x3_s1x3_d1x1_pl1x1_ph1x1", CG_ISA_AVX512},
+        {"bwdd-bwdw_f32_nchw_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512},
+        {"bwdw_f32_nhwc_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512},
+        {"bwdw_f32_nchw_g32mb2ic32oc32_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2},
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem raw = parse(elsewhere[c].problem);
+        cg_target target = base_target;
+        target.isa = elsewhere[c].isa;
+        cg_plan *plan = plan_for(&raw, &target);
+        if (count_kind(plan, CG_STEP_DEPTHWISE_ROWS_DW))
+            fail_msg("%s: row-window step", elsewhere[c].problem);
         free(plan);
     }
 }
@@ -2069,6 +2134,7 @@ int main(void) {
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_phases),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
+        cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),

@@ -107,12 +107,30 @@ static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
     return _mm256_and_ps(v, _mm256_castsi256_ps(keep));
 }
 
+/* A set of lanes for masked arithmetic (all bits set in the lanes of m), made once outside
+ * a loop; a blend after the plain operation. */
+typedef __m256 cg_lanes;
+static inline cg_lanes cg_lanes_of(uint32_t bits) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)bits), bit), bit));
+}
+/* a*b + c in the lanes of m; c elsewhere (whatever a and b hold there). */
+static inline cg_vec cg_vfma_lanes(cg_vec a, cg_vec b, cg_vec c, cg_lanes m) {
+    return _mm256_blendv_ps(c, _mm256_fmadd_ps(a, b, c), m);
+}
+static inline cg_vec cg_vadd_lanes(cg_vec a, cg_vec b, cg_lanes m) {
+    return _mm256_blendv_ps(a, _mm256_add_ps(a, b), m);
+}
+
 /* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a:b. shufps picks them within 128-bit lanes
  * (a0 a2 b0 b2 | a4 a6 b4 b6); one cross-lane permute puts the halves in order. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
     const __m256 even = _mm256_shuffle_ps(a, b, 0x88);
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8));
 }
+
+/* The low halves of a and b, a's first: two planes' short rows side by side. */
+static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return _mm256_permute2f128_ps(a, b, 0x20); }
 
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. unpack works within 128-bit lanes; one cross-lane permute fixes

@@ -99,12 +99,34 @@ static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
     return _mm512_maskz_mov_ps((__mmask16)mask, v);
 }
 
+/* A set of lanes for merge-masked arithmetic, made once outside a loop (bit l for lane l).
+ * The empty asm keeps the constant in a mask register: folded, clang turns a masked FMA into a
+ * blend (a permute on port 5) next to a plain FMA, and a zero-masking load costs a port 0/5
+ * micro-op too, which FMA-bound loops feel (MobileNet's 14x14 dw: 9 of 13 cycles a row). */
+typedef __mmask16 cg_lanes;
+static inline cg_lanes cg_lanes_of(uint32_t bits) {
+    __mmask16 m = (__mmask16)bits;
+    __asm__("" : "+k"(m));
+    return m;
+}
+/* a*b + c in the lanes of m; c elsewhere (whatever a and b hold there). One merge-masked FMA
+ * into c: written as the intrinsic, clang makes it an FMA into a spare register and a masked
+ * move back (two micro-ops on the FMA ports). */
+static inline cg_vec cg_vfma_lanes(cg_vec a, cg_vec b, cg_vec c, cg_lanes m) {
+    __asm__("vfmadd231ps %[b], %[a], %[c] %{%[m]%}" : [c] "+v"(c) : [a] "v"(a), [b] "v"(b), [m] "Yk"(m));
+    return c;
+}
+static inline cg_vec cg_vadd_lanes(cg_vec a, cg_vec b, cg_lanes m) { return _mm512_mask_add_ps(a, m, a, b); }
+
 /* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
  * a row read as two vectors. One two-source permute. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
     return _mm512_permutex2var_ps(
         a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
 }
+
+/* The low halves of a and b, a's first: two planes' short rows side by side. */
+static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return _mm512_shuffle_f32x4(a, b, 0x44); }
 
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. One two-source permute per output vector. */

@@ -116,12 +116,32 @@ static inline cg_vec cg_vselect2(cg_vec a, cg_vec b, const int32_t *lane, uint32
     return r;
 }
 
+/* A set of lanes for masked arithmetic (bit l for lane l). */
+typedef uint32_t cg_lanes;
+static inline cg_lanes cg_lanes_of(uint32_t bits) { return bits; }
+/* a*b + c in the lanes of m; c elsewhere (whatever a and b hold there). */
+static inline cg_vec cg_vfma_lanes(cg_vec a, cg_vec b, cg_vec c, cg_lanes m) {
+    cg_vec out = c;
+    for (int l = 0; l < CG_VLEN; l++)
+        if (m >> l & 1u) out[l] = a[l] * b[l] + c[l];
+    return out;
+}
+static inline cg_vec cg_vadd_lanes(cg_vec a, cg_vec b, cg_lanes m) {
+    cg_vec out = a;
+    for (int l = 0; l < CG_VLEN; l++)
+        if (m >> l & 1u) out[l] = a[l] + b[l];
+    return out;
+}
+
 /* Lane l of v where bit l of mask is set, else 0. */
 static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
     for (int l = 0; l < CG_VLEN; l++)
         if (!((mask >> l) & 1)) v[l] = 0.0f;
     return v;
 }
+
+/* The low halves of a and b, a's first: two planes' short rows side by side. */
+static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[1], b[0], b[1]}; }
 
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
