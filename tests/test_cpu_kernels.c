@@ -783,8 +783,9 @@ static void test_depthwise_flat_kernels(void **state) {
  * (depthwise_rows_dw, AVX-512 where 2 vectors a tap fit the registers), beyond the shapes of
  * test_depthwise_flat_kernels: column stride 2 alone (the window moves a row), row stride 3
  * alone (no row read twice), dilation 2 at stride 1 (tap rows 2 apart: none shared), a 1x1
- * filter, a 1x3 one on 8-wide rows (two planes a vector), a 3x1 one on rows of 31, f16 at
- * column stride 2 on 7-wide dy rows (two planes a vector, an odd last channel), planes of 18
+ * filter, a 1x3 one on 8-wide rows (two planes a vector, blocks of 2 channels), a 3x1 one on
+ * rows of 31, f16 at column stride 2 on 7-wide dy rows (two planes a vector, blocks of 3
+ * channels: a pair and an odd one, and a short last block), planes of 18
  * pixels (the plain loads of every plane reach the next two: only the last is guarded),
  * x planes past 4 KiB (prefetching: f32 and f16, db, a short last block of channels), a
  * batch of one plane per channel block; dw pre-filled with NaN, on every CPU ISA. */
@@ -803,8 +804,8 @@ static void test_depthwise_rows_kernels(void **state) {
         "\"pad\":[2,2]},"
         "{\"name\":\"one\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":3,"
         "\"c\":5,\"k\":5,\"groups\":5,\"input\":[6,10],\"filter\":[1,1]},"
-        "{\"name\":\"r13\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":6,\"k\":6,"
-        "\"groups\":6,\"input\":[5,8],\"filter\":[1,3],\"pad\":[0,1]},"
+        "{\"name\":\"r13\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":40,\"k\":40,"
+        "\"groups\":40,\"input\":[5,8],\"filter\":[1,3],\"pad\":[0,1]},"
         "{\"name\":\"r31\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
         "\"c\":3,\"k\":3,\"groups\":3,\"input\":[9,31],\"filter\":[3,1],\"pad\":[1,0]},"
         "{\"name\":\"p18\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":3,"
@@ -813,7 +814,7 @@ static void test_depthwise_rows_kernels(void **state) {
         "\"c\":19,\"k\":19,\"groups\":19,\"input\":[40,41],\"filter\":[3,3],\"stride\":[2,2],"
         "\"pad\":[1,1]},"
         "{\"name\":\"pair16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\","
-        "\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[9,13],"
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":50,\"k\":50,\"groups\":50,\"input\":[9,13],"
         "\"filter\":[3,3],\"stride\":[1,2],\"pad\":[1,1]},"
         "{\"name\":\"big16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":1,"
         "\"c\":2,\"k\":2,\"groups\":2,\"input\":[50,48],\"filter\":[3,3],\"stride\":[2,2],"
