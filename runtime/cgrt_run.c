@@ -2,6 +2,7 @@
  * group of concurrent steps (a barrier between groups, since later steps read what earlier
  * ones wrote). */
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,41 @@ static void run_items(const cgrt_step *s, int64_t begin, int64_t end, void *cons
     s->fn(&params, buffers);
 }
 
+/* One chunk: its step's items (and each paired step's same items right after). */
+static void run_chunk(const cgrt_executable *exe, int first, int count, const int64_t *starts,
+                      const int64_t *sizes, int64_t chunk, void *const *buffers) {
+    int i = 0;
+    while (chunk >= starts[i + 1]) i++;
+    const cgrt_step *s = &exe->steps[first + i];
+    int64_t begin = (chunk - starts[i]) * sizes[i];
+    int64_t end = begin + sizes[i] < s->work_items ? begin + sizes[i] : s->work_items;
+    int chain = 1;
+    while (i + chain < count && s[chain].paired) chain++;
+    if (chain == 1) {
+        run_items(s, begin, end, buffers);
+        return;
+    }
+    for (int64_t item = begin; item < end; item++)
+        for (int f = 0; f < chain; f++) run_items(&s[f], item, item + 1, buffers);
+}
+
+/* A share's next chunk, on a line of its own (no false sharing between the counters). */
+typedef struct share_cursor {
+    _Alignas(64) _Atomic int64_t next;
+} share_cursor;
+
 /* Steps marked paired take no chunks of their own: their lead (the nearest step before that
  * is not paired) runs each of its items and then the same item of every paired step after
- * it, in order, while that item's data is still in this core's cache. */
+ * it, in order, while that item's data is still in this core's cache.
+ *
+ * A region of one step (with its paired ones) is cut into one contiguous share of chunks per
+ * thread; a thread runs its own share first, then helps with the others' (taking their next
+ * chunks). Balanced, every call gives a core the same items, whose data may still be in its
+ * L2 from the call before (MobileNet's 7x7 dw, 1.6 MiB a core: 0.076 -> 0.070 ms, 14x14
+ * stride 2 0.076 -> 0.069, against a dynamic schedule); unbalanced (a busy neighbour), the
+ * idle thread takes over the rest as a dynamic schedule would. Regions of several steps
+ * (stride phases of unequal cost) keep a dynamic schedule, both threads on one step at a
+ * time: split into shares, ResNet's 14x14 stride-2 dx ran 3-4% slower. */
 static void run_region(const cgrt_executable *exe, int first, int last, void *const *buffers,
                        int threads) {
     int64_t starts[CG_MAX_STEPS_RT + 1], sizes[CG_MAX_STEPS_RT];
@@ -37,22 +70,27 @@ static void run_region(const cgrt_executable *exe, int first, int last, void *co
         sizes[i] = chunk_size(s->work_items, threads);
         starts[i + 1] = starts[i] + (s->paired ? 0 : (s->work_items + sizes[i] - 1) / sizes[i]);
     }
-    int64_t total = starts[count];
+    const int64_t total = starts[count];
+    if (starts[1] < total) { /* steps side by side: dynamic, the threads on one step at a time */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int64_t chunk = 0; chunk < total; chunk++) {
-        int i = 0;
-        while (chunk >= starts[i + 1]) i++;
-        const cgrt_step *s = &exe->steps[first + i];
-        int64_t begin = (chunk - starts[i]) * sizes[i];
-        int64_t end = begin + sizes[i] < s->work_items ? begin + sizes[i] : s->work_items;
-        int chain = 1;
-        while (i + chain < count && s[chain].paired) chain++;
-        if (chain == 1) {
-            run_items(s, begin, end, buffers);
-            continue;
+        for (int64_t chunk = 0; chunk < total; chunk++)
+            run_chunk(exe, first, count, starts, sizes, chunk, buffers);
+        return;
+    }
+    share_cursor cursors[threads];
+    for (int t = 0; t < threads; t++) atomic_init(&cursors[t].next, t * total / threads);
+#pragma omp parallel num_threads(threads)
+    {
+        const int me = omp_get_thread_num();
+        for (int k = 0; k < threads; k++) { /* own share first; shares without a thread too */
+            const int share = (me + k) % threads;
+            const int64_t end = (share + 1) * total / threads;
+            for (;;) {
+                const int64_t chunk = atomic_fetch_add_explicit(&cursors[share].next, 1, memory_order_relaxed);
+                if (chunk >= end) break;
+                run_chunk(exe, first, count, starts, sizes, chunk, buffers);
+            }
         }
-        for (int64_t item = begin; item < end; item++)
-            for (int f = 0; f < chain; f++) run_items(&s[f], item, item + 1, buffers);
     }
 }
 
