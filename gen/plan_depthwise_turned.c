@@ -239,14 +239,14 @@ static int turned_applies(const cg_plan *plan, const cg_dims *dims) {
 }
 
 /* The row-window dw (templates/cpu/depthwise_rows_dw.c.in): dw alone, column stride 1 or 2,
- * the window and the accumulators (two vectors a tap) within the register budget, dy rows of
- * half a vector to two. Against the kernels before it (two cores, batch 8, interleaved
- * medians): MobileNet's 14x14 stride-1 dw 0.139 -> 0.115 ms (flat: one unaligned load per
- * tap and vector, most split across lines), 28x28 stride 2 0.173 -> 0.142 (quartered), 28x28
- * stride 1 0.261 -> 0.254; 56x56 stride 2 level (0.355 -> 0.347, prefetching). Narrower rows
- * fill too few lanes (7-wide: 0.087 -> 0.094 ms at 7x7, 0.084 -> 0.132 at 14x14 stride 2,
- * against the turned and flat kernels); dy rows of 56 and more keep the row kernels, which
- * stream whole rows (56x56 0.48 -> 0.57 ms, 112x112 0.45 -> 0.50 as row windows). */
+ * the window and the accumulators (two vectors a tap) within the register budget, dy rows
+ * under two vectors (up to half a vector: two planes a vector). Against the kernels before it
+ * (two cores, batch 8, interleaved medians): MobileNet's 14x14 stride-1 dw 0.145 -> 0.121 ms
+ * (flat: one unaligned load per tap and vector, most split across lines), 28x28 stride 2
+ * 0.153 -> 0.128 and 56x56 stride 2 0.328 -> 0.308 (quartered), 28x28 stride 1 0.254 ->
+ * 0.244, 7x7 0.086 -> 0.078 (flat), 14x14 stride 2 0.085 -> 0.080 (turned). dy rows of 56 and
+ * more keep the row kernels, which stream whole rows (56x56 0.48 -> 0.57 ms, 112x112 0.45 ->
+ * 0.50 as row windows). */
 static int rows_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     return !(plan->problem.ops & CG_OP_BWD_DATA) && dims->stride[2] <= 2 &&
