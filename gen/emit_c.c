@@ -662,6 +662,7 @@ static const char *fill_depthwise_rows(const cg_plan *plan, const cg_step *s,
     for (int64_t t = 0; t < fh; t++) rows[t] = s->tap_offset[t * fw][1];
     for (int64_t t = 0; t < fw; t++) cols[t] = s->tap_offset[t][2];
     set_planar_storage(v, p->dtype, 0);
+    cg_values_set(v, "LOADV_HALVES", "cg_vload_halves%s", vec_suffix(p->dtype));
     cg_values_set(v, "STORE", "%s", store_fn(p->dtype));
     cg_values_int(v, "S1", s->stride[1]);
     cg_values_int(v, "S2", s->stride[2]);

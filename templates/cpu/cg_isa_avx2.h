@@ -189,6 +189,20 @@ static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
  * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */
+/* Lanes [0, CG_VLEN/2) from a and the rest from b, half a vector read from each: two planes'
+ * short rows side by side (16-bit: joined before the one conversion). */
+static inline cg_vec cg_vload_halves(const float *a, const float *b) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1);
+}
+static inline __m128i cg_halves_u16(const uint16_t *a, const uint16_t *b) {
+    return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)a), _mm_loadl_epi64((const __m128i *)b));
+}
+static inline cg_vec cg_vload_halves_f16(const uint16_t *a, const uint16_t *b) {
+    return _mm256_cvtph_ps(cg_halves_u16(a, b));
+}
+static inline cg_vec cg_vload_halves_bf16(const uint16_t *a, const uint16_t *b) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(cg_halves_u16(a, b)), 16));
+}
 static inline cg_vec cg_vload_f16(const uint16_t *p) {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
 }

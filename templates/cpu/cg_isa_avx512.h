@@ -197,6 +197,22 @@ static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
 
 /* Full vectors of 16-bit storage: F16C for f16 (round to nearest even); bf16 as the high half
  * of an f32, rounded to nearest even with NaNs kept quiet (as cg_st_bf16). */
+/* Lanes [0, CG_VLEN/2) from a and the rest from b, half a vector read from each: two planes'
+ * short rows side by side (16-bit: joined before the one conversion). */
+static inline cg_vec cg_vload_halves(const float *a, const float *b) {
+    const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(a)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_castps_pd(_mm256_loadu_ps(b)), 1));
+}
+static inline __m256i cg_halves_u16(const uint16_t *a, const uint16_t *b) {
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
+                                   _mm_loadu_si128((const __m128i *)b), 1);
+}
+static inline cg_vec cg_vload_halves_f16(const uint16_t *a, const uint16_t *b) {
+    return _mm512_cvtph_ps(cg_halves_u16(a, b));
+}
+static inline cg_vec cg_vload_halves_bf16(const uint16_t *a, const uint16_t *b) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(cg_halves_u16(a, b)), 16));
+}
 static inline cg_vec cg_vload_f16(const uint16_t *p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
 }

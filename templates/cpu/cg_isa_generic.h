@@ -171,6 +171,14 @@ static inline void cg_stream_copy(void *dst, const void *src, int64_t bytes) {
 }
 
 /* Full vectors of 16-bit storage, lane by lane through the scalar conversions. */
+/* Lanes [0, CG_VLEN/2) from a and the rest from b: two planes' short rows side by side. */
+static inline cg_vec cg_vload_halves(const float *a, const float *b) { return (cg_vec){a[0], a[1], b[0], b[1]}; }
+static inline cg_vec cg_vload_halves_f16(const uint16_t *a, const uint16_t *b) {
+    return (cg_vec){cg_ld_f16(a, 0), cg_ld_f16(a, 1), cg_ld_f16(b, 0), cg_ld_f16(b, 1)};
+}
+static inline cg_vec cg_vload_halves_bf16(const uint16_t *a, const uint16_t *b) {
+    return (cg_vec){cg_ld_bf16(a, 0), cg_ld_bf16(a, 1), cg_ld_bf16(b, 0), cg_ld_bf16(b, 1)};
+}
 static inline cg_vec cg_vload_f16(const uint16_t *p) {
     return (cg_vec){cg_ld_f16(p, 0), cg_ld_f16(p, 1), cg_ld_f16(p, 2), cg_ld_f16(p, 3)};
 }
