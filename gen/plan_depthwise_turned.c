@@ -259,11 +259,20 @@ int cg_depthwise_small_applies(const cg_plan *plan, const cg_dims *dims) {
             quartered_applies(plan, dims) || turned_applies(plan, dims));
 }
 
+/* dw items of the flat and row-window steps: blocks of channels over the batch, 8 items per
+ * thread or more, at most 16 channels a block (their lane sums stay in the L1). */
+static void channel_block_items(const cg_plan *plan, cg_step *step) {
+    const int64_t c = plan->problem.c;
+    step->row_block = c / (8 * (int64_t)plan->target.threads);
+    if (step->row_block > 16) step->row_block = 16;
+    if (step->row_block < 1) step->row_block = 1;
+    step->work_items = cg_ceil_div(c, step->row_block);
+}
+
 /* The flat step: taps as the planar kernels keep them (dx: dy at p + pl - d*f; dw: x at
  * p - pl + d*f, per dim) with their column offsets (quartered: in quarter columns, the row
  * period dy's); the emitter flattens them (a*W + b, or into the quarters) and makes the column
- * masks. dw items: blocks of channels, 8 per thread or more, at most 16 (their lane sums stay
- * in the L1). */
+ * masks; dw items as channel_block_items. */
 static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const int dx = p->ops == CG_OP_BWD_DATA;
@@ -281,10 +290,7 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
         cg_name_step(plan, step, "lbwdd");
         return CG_OK;
     }
-    step->row_block = p->c / (8 * (int64_t)plan->target.threads);
-    if (step->row_block > 16) step->row_block = 16;
-    if (step->row_block < 1) step->row_block = 1;
-    step->work_items = cg_ceil_div(p->c, step->row_block);
+    channel_block_items(plan, step);
     cg_name_step(plan, step, "lbwdw");
     return CG_OK;
 }
@@ -303,10 +309,7 @@ static cg_status plan_rows(cg_plan *plan, const cg_dims *dims, char *msg) {
     if (!step) return CG_ERR_UNSUPPORTED;
     base_step(plan, step, dims, 0);
     cg_planar_fill_taps(step, dims, 1);
-    step->row_block = p->c / (8 * (int64_t)plan->target.threads);
-    if (step->row_block > 16) step->row_block = 16;
-    if (step->row_block < 1) step->row_block = 1;
-    step->work_items = cg_ceil_div(p->c, step->row_block);
+    channel_block_items(plan, step);
     step->stream = (int64_t)dims->in[1] * dims->in[2] * cg_dtype_size(p->dtype) > ROWS_PREFETCH_PLANE;
     cg_name_step(plan, step, "rbwdw");
     return CG_OK;
