@@ -807,6 +807,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CIN", s->cin_g);
         cg_values_int(v, "COUT", s->cout_g);
         cg_values_int(v, "ITEM_ROWS", s->item_rows);
+        cg_values_int(v, "BLOCK_RUN", s->block_run);
+        cg_values_int(v, "PLANE_RUN", s->plane_run);
+        cg_values_int(v, "PLANES", s->src.n * s->count[0]);
         set_conv_geometry(v, s);
         return "cpu/conv.c.in";
     case CG_STEP_DEPTHWISE:

@@ -336,11 +336,12 @@ static void test_winograd_dw_chunks(void **state) {
                         "test $(ls %s/src/*wbwdwi_*.c | wc -l) -eq 9");
 }
 
-/* Direct conv items of several output rows (weights over half the L2 are read once per item,
- * not once per row), planned here for a 64 KiB L2 with Winograd off: stride-2 dx phases of 3
- * and 2 rows per item (the other phases' weights stay under the threshold: one row), forward
- * with a short last block (7 rows in blocks of 2), grouped forward (both groups' blocks walk
- * the item's rows), bf16 channels-first dx through the reorders with asymmetric padding. */
+/* Direct conv items planned for a 64 KiB L2 with Winograd off, weights over half of it:
+ * grouped, items of several output rows (both groups' blocks walk the item's rows: forward,
+ * 7 rows in blocks of 3); one group, runs of channel blocks x runs of planes (stride-2 dx
+ * phases whose weights pass the threshold; forward with 3 blocks, the last one vector wide,
+ * 5 planes in runs of 2, 2, 1; forward with 5 blocks in runs of 3 and 2), bf16 channels-first
+ * dx through the reorders with asymmetric padding. The other phases' weights stay under the threshold: one row an item. */
 static void test_conv_row_blocks(void **state) {
     (void)state;
     static const char config[] =
@@ -355,9 +356,16 @@ static void test_conv_row_blocks(void **state) {
         "\"pad\":[1,1]},"
         "{\"name\":\"dx_s2_bf16_nc\",\"op\":\"bwd_data\",\"dtype\":\"bf16\","
         "\"layout\":\"NCHW\",\"n\":8,\"c\":40,\"k\":64,\"input\":[9,10],\"filter\":[3,3],"
-        "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}]}";
+        "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"fwd_runs\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":5,\"c\":24,\"k\":100,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"fwd_block_runs\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":4,\"k\":300,\"input\":[5,6],\"filter\":[3,3],\"pad\":[1,1]}]}";
     check_override_pack("conv_row_blocks", config, "{\"winograd\": 0}", "CONVGRAD_L2_BYTES=65536",
-                        "test $(grep -l 'define ITEM_ROWS [2-9]' %s/src/*__avx512.c | wc -l) -eq 4");
+                        "d=%s/src; test $(grep -l 'define BLOCK_RUN [1-9]' $d/*__avx512.c | wc -l) -eq 5"
+                        " && grep -q 'define BLOCK_RUN 3' $d/*__avx512.c"
+                        " && test $(grep -l 'define ITEM_ROWS 3' $(grep -l 'define BLOCK_RUN 0'"
+                        " $d/*fwd_k*__avx512.c) | wc -l) -eq 1 && grep -q 'define PLANE_RUN 2' $d/*__avx512.c");
 }
 
 /* 1x1 GEMMs over channels-first planes whose input panel outgrows three quarters of the L1

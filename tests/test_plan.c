@@ -1722,23 +1722,27 @@ static void test_winograd_dw(void **state) {
     free(plan);
 }
 
-/* Direct conv items of several rows where a step's weights exceed half the L2: ResNet's 512
+/* Direct conv items where a step's weights exceed half the L2. One group: runs of channel
+ * blocks (within half the L2) x runs of planes, at least 4 items per thread: ResNet's 512
  * channels at 14x14 stride 2 (4, 2, 2 and 1 MB of phase weights, 7-row phases, batch 8) takes
- * blocks of 4 rows, 16 items each (8 per thread); 256 channels at 28x28 (1 MB of weights for
- * the 2x2 phase) keeps one row per item under a 2 MiB L2, takes 7 (16 items) under 1 MiB.
- * Tiles: the 7-pixel phase rows one tile of 7 x 3 vectors (AVX2 keeps 4 + 3 x 2), the 14-pixel
- * ones 5 + 5 + 4 x 4. The four phases' weight packs run as one chain (paired). */
+ * the 2x2 phase in 6 runs of 2 blocks x 2 runs of 4 planes under a 2 MiB L2, 11 of 1 x 4 of 2
+ * under 1 MiB; 256 channels at 28x28 (1 MB of weights for the 2x2 phase) keeps one row per
+ * item under 2 MiB, 2-block runs under 1 MiB. Two groups keep row items: blocks of 4 rows, 16
+ * items (8 per thread). Tiles: the 7-pixel phase rows one tile of 7 x 3 vectors (AVX2 keeps
+ * 4 + 3 x 2), the 14-pixel ones 5 + 5 + 4 x 4. The four phases' weight packs run as one chain
+ * (paired). */
 static void test_conv_item_rows(void **state) {
     (void)state;
     static const struct {
         const char *problem;
-        int64_t l2, rows, items; /* of the first conv step (the 2x2 phase) */
+        int64_t l2, rows, items, block_run, plane_run; /* of the first conv step (2x2 phase) */
         int nv, mr;
     } cases[] = {
-        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 4, 16, 3, 7},
-        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 4, 16, 3, 7},
-        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1, 112, 4, 5},
-        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 7, 16, 4, 5},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 7, 44, 1, 2, 3, 7},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 7, 12, 2, 4, 3, 7},
+        {"bwdd_f32_nchw_g2mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 4, 16, 0, 0, 3, 7},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1, 112, 0, 0, 4, 5},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1 << 20, 14, 16, 2, 1, 4, 5},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1749,6 +1753,8 @@ static void test_conv_item_rows(void **state) {
         assert_non_null(conv);
         assert_int_equal(conv->item_rows, cases[c].rows);
         assert_int_equal(conv->work_items, cases[c].items);
+        assert_int_equal(conv->block_run, cases[c].block_run);
+        assert_int_equal(conv->plane_run, cases[c].plane_run);
         assert_int_equal(conv->nv, cases[c].nv);
         assert_int_equal(conv->mr, cases[c].mr);
         /* the phases' weight packs: one chain, led by the first */
@@ -1762,11 +1768,20 @@ static void test_conv_item_rows(void **state) {
             packs++;
         }
         assert_int_equal(packs, 4);
+        /* every phase's items cover its blocks and planes (block runs) or rows, once */
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
             if (s->kind != CG_STEP_CONV) continue;
-            assert_int_equal(s->work_items,
-                             s->src.n * s->count[0] * ((s->count[1] + s->item_rows - 1) / s->item_rows));
+            const int64_t planes = s->src.n * s->count[0];
+            const int64_t blocks = (s->cout_g + s->nv * 16 - 1) / (s->nv * 16);
+            if (s->block_run > 0) {
+                assert_int_equal(s->groups, 1);
+                assert_int_equal(s->work_items, (blocks + s->block_run - 1) / s->block_run *
+                                                    ((planes + s->plane_run - 1) / s->plane_run));
+            } else {
+                assert_int_equal(s->work_items,
+                                 planes * ((s->count[1] + s->item_rows - 1) / s->item_rows));
+            }
         }
         free(plan);
     }

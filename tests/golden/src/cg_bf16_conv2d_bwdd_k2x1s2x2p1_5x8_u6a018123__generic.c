@@ -10,9 +10,11 @@
 /* Dense direct convolution on f32 channels-last views: the forward pass, or one stride phase
  * of backward data. Work item = ITEM_ROWS output rows (n, h0, h1..): per block of output
  * channels, every row (so a block of weights is read from beyond the L2 once per item, not
- * once per row). Along a row, tiles of MR pixels x NV vectors of output channels live in
- * registers; each reduction step loads NV weight vectors and broadcasts MR input values
- * (input channels x taps). */
+ * once per row). With BLOCK_RUN (one group, weights past half the L2) a work item is instead a
+ * run of BLOCK_RUN channel blocks x a run of PLANE_RUN output planes (n, h0): per block, every
+ * row of the planes, so the block's weights stay in the L2 for all of them. Along a row, tiles
+ * of MR pixels x NV vectors of output channels live in registers; each reduction step loads NV
+ * weight vectors and broadcasts MR input values (input channels x taps). */
 #define SRC_BUF CG_BUF_WORKSPACE
 #define SRC_OFFSET 0
 #define SRC_E0 1
@@ -54,6 +56,9 @@
 #define MR 5
 #define NV 2
 #define ITEM_ROWS 1
+#define BLOCK_RUN 0 /* > 0: items of BLOCK_RUN channel blocks x PLANE_RUN planes */
+#define PLANE_RUN 0
+#define PLANES 1 /* output planes (n, h0) of the step */
 #define ROW_BLOCKS ((COUNT1 + ITEM_ROWS - 1) / ITEM_ROWS)
 #define NR (NV * CG_VLEN)
 #define BLOCKS ((COUT + NR - 1) / NR)
@@ -64,6 +69,7 @@
 #define ROW_TAIL (COUNT2 % MR)
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
+_Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
 
 /* One register tile: mr pixels x nv vectors (nv == NV except in the last channel block, whose
  * last vector holds only `lanes` valid lanes). mr, nv, lanes and spill are constants at every
@@ -130,18 +136,44 @@ static inline __attribute__((always_inline)) void rows_of(const float *in, const
     }
 }
 
+/* Where output rows h1.. of plane (n, h0) read their input and write their output. */
+static inline const float *input_at(const float *src, int64_t n, int64_t h0, int64_t h1) {
+    return src + (((n * SRC_E0 + IN_BASE0 + IN_STEP0 * h0) * SRC_E1 + IN_BASE1 + IN_STEP1 * h1) *
+                      SRC_E2 + IN_BASE2) * SRC_C;
+}
+static inline float *output_at(float *dst, int64_t n, int64_t h0, int64_t h1) {
+    return dst + (((n * DST_E0 + OUT_BASE0 + OUT_STEP0 * h0) * DST_E1 + OUT_BASE1 + OUT_STEP1 * h1) *
+                      DST_E2 + OUT_BASE2) * DST_C;
+}
+
+/* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN). */
+static void block_run_item(const float *src, float *dst, const float *wpack, int64_t item) {
+    const int64_t runs = PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1;
+    const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
+    for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++)
+        for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
+            const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
+            const float *in = input_at(src, n, h0, 0), *w = wpack + b * TAPS * CIN * NR;
+            float *out = output_at(dst, n, h0, 0) + b * NR;
+            if (b < BLOCKS - 1) rows_of(in, w, out, COUNT1, NV, CG_VLEN, 0);
+            else rows_of(in, w, out, COUNT1, NV_LAST, TAIL_LANES, 0);
+        }
+}
+
 void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x8_u6a018123__generic(const cg_kernel_params *params, void *const *buffers) {
     const float *src = (const float *)((const char *)buffers[SRC_BUF] + SRC_OFFSET);
     float *dst = (float *)((char *)buffers[DST_BUF] + DST_OFFSET);
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
+        if (BLOCK_RUN) {
+            block_run_item(src, dst, wpack, item);
+            continue;
+        }
         const int64_t h1 = item % ROW_BLOCKS * ITEM_ROWS, h0 = (item / ROW_BLOCKS) % COUNT0;
         const int64_t n = item / (ROW_BLOCKS * COUNT0);
         const int64_t rows = COUNT1 - h1 < ITEM_ROWS ? COUNT1 - h1 : ITEM_ROWS;
-        const float *in = src + (((n * SRC_E0 + IN_BASE0 + IN_STEP0 * h0) * SRC_E1 + IN_BASE1 +
-                                  IN_STEP1 * h1) * SRC_E2 + IN_BASE2) * SRC_C;
-        float *out = dst + (((n * DST_E0 + OUT_BASE0 + OUT_STEP0 * h0) * DST_E1 + OUT_BASE1 +
-                             OUT_STEP1 * h1) * DST_E2 + OUT_BASE2) * DST_C;
+        const float *in = input_at(src, n, h0, h1);
+        float *out = output_at(dst, n, h0, h1);
         /* Groups in ascending order: a block's spilled lanes land on the next group's
          * channels of the same pixels, written right after (never on another item's). */
         for (int g = 0; g < GROUPS; g++) {
