@@ -935,6 +935,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "COUT", s->cout_g);
             cg_values_int(v, "MR", s->mr);
             cg_values_int(v, "ROW_BLOCK", s->row_block);
+            cg_values_int(v, "BLOCK_RUN", s->block_run > 0 ? s->block_run : 1);
             return "cpu/dw_partial.c.in";
         }
         cg_values_int(v, "CHANNELS", s->cout_g);

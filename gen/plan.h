@@ -132,7 +132,8 @@ typedef struct cg_step {
                             (cin_g: one pass); staged: per slice between writes */
     int64_t block_run;   /* PLANAR_1X1 with k_chunk < cin_g: blocks of MR channels whose
                             partial sums a pass keeps on the stack; CONV: > 0, work items are
-                            runs of block_run channel blocks x plane_run planes (n, h0) */
+                            runs of block_run channel blocks x plane_run planes (n, h0);
+                            DW_PARTIAL: channel blocks per work item (0: one) */
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
 
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */

@@ -184,6 +184,8 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         put_bool(b, obj, "x_planar", s->x_planar);
         put_bool(b, obj, "dy_planar", s->dy_planar);
         if (s->x_turned) put_bool(b, obj, "x_turned", s->x_turned);
+        put_int(b, obj, "row_block", s->row_block);
+        if (s->block_run > 0) put_int(b, obj, "block_run", s->block_run);
     }
     put_int(b, obj, "splits", s->splits);
     put_int(b, obj, "rows", s->rows);

@@ -303,6 +303,30 @@ static void test_x_turned_wide_dw(void **state) {
                         "'template: templates/cpu/dw_xturn' $d/src/*__avx2.c | wc -l) -eq 1");
 }
 
+/* Dense dw with x read in place, work items of runs of output-channel blocks (row blocks
+ * outermost, every block of the run inside), planned for a 16 KiB L2 (row blocks of one row
+ * where a row's x passes a quarter of it): on one split, 1x1 with db, 200 channels in 5 blocks
+ * of 3 vectors, the last of 8 lanes, in runs of 3 and 2, and 3x3 stride 2 with asymmetric
+ * padding in bf16, 300 channels in 5 blocks of 4 vectors; two groups of 100 channels in 2
+ * splits, one run of 3 blocks each. */
+static void test_dw_block_runs(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"runs_1x1\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":20,\"k\":200,\"input\":[9,10],\"filter\":[1,1]},"
+        "{\"name\":\"runs_s2_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":1,\"c\":64,\"k\":300,\"input\":[11,9],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"runs_g2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":200,\"groups\":2,\"input\":[6,7],\"filter\":[3,3],"
+        "\"pad\":[1,1]}]}";
+    check_override_pack("dw_block_runs", config, "{}", "CONVGRAD_L2_BYTES=16384",
+                        "d=%s/src; test $(grep -l 'define BLOCK_RUN 3' $d/*bwdw*__avx512.c "
+                        "| wc -l) -eq 3 && test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c "
+                        "| wc -l) -eq 2");
+}
+
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
  * only large problems plan it, on small ones. Fused: a target that claims a 96 KiB L2 makes
  * chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows and
@@ -913,6 +937,7 @@ int main(void) {
         cmocka_unit_test(test_winograd_overrides),
         cmocka_unit_test(test_winograd_dw_chunks),
         cmocka_unit_test(test_x_turned_wide_dw),
+        cmocka_unit_test(test_dw_block_runs),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),

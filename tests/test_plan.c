@@ -1722,6 +1722,45 @@ static void test_winograd_dw(void **state) {
     free(plan);
 }
 
+/* Dense dw with x read in place takes runs of output-channel blocks per work item (1 MiB L2,
+ * two threads): S8's 3 splits rounded up to 4, one run of its 6 blocks (x rows of 9 output
+ * rows: 256 channels x 9 rows x 28 x 4 B within a quarter of the L2); ResNet's 512 <- 256 1x1
+ * stride-2 dw at 56x56, 2 splits of all 8 blocks, row blocks of 2 (3 x rows of 56); its 3x3
+ * stride-2 512 <- 512 dw at 14x14, one split: 2 runs of 4 blocks; S5's two blocks keep one
+ * block an item; x turned channels-last (64 input channels) has no blocks to run. */
+static void test_dw_block_runs(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t splits, block_run, row_block, items;
+    } cases[] = {
+        {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4},
+        {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 2, 2},
+        {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 4, 2},
+        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 0, 19, 2},
+        {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &base_target);
+        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+        assert_non_null(part);
+        assert_int_equal(part->block_run, cases[c].block_run);
+        if (cases[c].splits < 0) {
+            assert_true(part->x_turned);
+            free(plan);
+            continue;
+        }
+        assert_int_equal(part->splits, cases[c].splits);
+        assert_int_equal(part->row_block, cases[c].row_block);
+        assert_int_equal(part->work_items, cases[c].items);
+        const int64_t blocks = part->cout_pad / (part->nv * part->vlen);
+        const int64_t run = part->block_run > 0 ? part->block_run : 1;
+        assert_int_equal(part->work_items, part->splits * part->groups * ((blocks + run - 1) / run));
+        free(plan);
+    }
+}
+
 /* Direct conv items where a step's weights exceed half the L2. One group: runs of channel
  * blocks (within half the L2) x runs of planes, at least 4 items per thread: ResNet's 512
  * channels at 14x14 stride 2 (4, 2, 2 and 1 MB of phase weights, 7-row phases, batch 8) takes
@@ -2159,6 +2198,7 @@ int main(void) {
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_conv_item_rows),
+        cmocka_unit_test(test_dw_block_runs),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),
         cmocka_unit_test(test_winograd_dw),
     };

@@ -2,15 +2,16 @@
  * template: templates/cpu/dw_partial.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 1 of 2, dw_partial, phase -1, tile 6x8, 3 work items,
+ * plan:     step 1 of 2, dw_partial, phase -1, tile 6x8, 2 work items,
  *           isa generic, workspace 10464 bytes
  */
 #include "cg_isa_generic.h"
 
-/* Backward weight (and bias) partial sums, dense groups. Work item = (split s, group g,
- * output-channel block b): it sums over rows [s*ROWS/SPLITS, (s+1)*ROWS/SPLITS) of the
- * reduction (rows are (n, o0, o1); a row has OUT2 pixels) into its own slice of the partial
- * buffer [SPLITS][GROUPS][TAPS][CIN][COUT_PAD]. The register tile is MR input channels x NV
+/* Backward weight (and bias) partial sums, dense groups. Work item = (split s, group g, run of
+ * BLOCK_RUN output-channel blocks): it sums over rows [s*ROWS/SPLITS, (s+1)*ROWS/SPLITS) of
+ * the reduction (rows are (n, o0, o1); a row has OUT2 pixels) into its own slice of the
+ * partial buffer [SPLITS][GROUPS][TAPS][CIN][COUT_PAD], a block of rows at a time, every
+ * channel block of the run per row block. The register tile is MR input channels x NV
  * vectors of output channels: per pixel, NV dy vectors are loaded and MR x values are
  * broadcast. The tile stays in registers across a block of ROW_BLOCK rows and is reloaded from
  * the partial once per block (the first block starts from zero). x is either a padded f32
@@ -72,9 +73,11 @@
 #define BIAS_OFFSET 10368
 #define MR 6
 #define ROW_BLOCK 18
+#define BLOCK_RUN 2 /* channel blocks per work item */
 #define NV 2
 #define NR (NV * CG_VLEN)
 #define BLOCKS (COUT_PAD / NR)
+#define RUNS ((BLOCKS + BLOCK_RUN - 1) / BLOCK_RUN)
 #define LAST_LANES (COUT - (BLOCKS - 1) * NR)
 #define NV_LAST ((LAST_LANES + CG_VLEN - 1) / CG_VLEN)
 #define TAIL_LANES (LAST_LANES - (NV_LAST - 1) * CG_VLEN)
@@ -246,61 +249,79 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
     for (int v = 0; v < nv; v++) cg_vstore(part + v * CG_VLEN, acc[v]);
 }
 
-/* dy: the group's and block's first channel, a channels-last view or (DY_PLANAR) the
- * channels-first tensor, whose rows each row block turns into dy_block first. */
-static inline __attribute__((always_inline)) void block(const X_ELEM *x, const void *dy,
-                                                        int64_t row_begin, int64_t row_end,
-                                                        float *part, float *bias_part,
-                                                        const int nv, const int lanes) {
-    float dy_block[DY_BLOCK_FLOATS];
+/* One row block [r0, r1) of one channel block: dy (the block's first channel, a channels-last
+ * view or, DY_PLANAR, the channels-first tensor) turned into dy_block first, then every tile
+ * of the input channels and taps; `first`: the item's first row block (tiles start from zero).
+ * The dy rows turned next, next_dy's rows [next_r0, next_r1) of next_width channels, are
+ * prefetched a few lines per tile row. */
+static inline __attribute__((always_inline)) void row_block(
+    const X_ELEM *x, const void *dy, int64_t r0, int64_t r1, int first, const void *next_dy,
+    int64_t next_r0, int64_t next_r1, int64_t next_width, float *dy_block, float *part,
+    float *bias_part, const int nv, const int lanes) {
     dy_prefetch ahead;
-    const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per block */
-    for (int64_t r0 = row_begin; r0 < row_end; r0 += ROW_BLOCK) {
-        const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
-        const float *rows = (const float *)dy;
-        if (DY_PLANAR) {
-            turn_rows((const DY_ELEM *)dy, r0, r1, (nv - 1) * CG_VLEN + lanes, dy_block);
-            rows = dy_block;
-            const int64_t next_end = r1 + ROW_BLOCK < row_end ? r1 + ROW_BLOCK : row_end;
-            dy_prefetch_start(&ahead, (const DY_ELEM *)dy, r1, next_end, (nv - 1) * CG_VLEN + lanes,
-                              tiles * (r1 - r0));
-        }
-        for (int j0 = 0; j0 < TAPS0; j0++)
-            for (int j1 = 0; j1 < TAPS1; j1++)
-                for (int j2 = 0; j2 < TAPS2; j2++) {
-                    float *tap_part = part + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * CIN * COUT_PAD;
-                    int ci = 0;
-                    for (; ci + MR <= CIN; ci += MR)
-                        tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes,
-                             &ahead, r0 == row_begin);
-                    if (CIN_TAIL)
-                        tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, CIN_TAIL, nv,
-                             lanes, &ahead, r0 == row_begin);
-                }
-        if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, r0 == row_begin);
+    const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per row block */
+    const float *rows = (const float *)dy;
+    if (DY_PLANAR) {
+        turn_rows((const DY_ELEM *)dy, r0, r1, (nv - 1) * CG_VLEN + lanes, dy_block);
+        rows = dy_block;
+        dy_prefetch_start(&ahead, (const DY_ELEM *)next_dy, next_r0, next_r1, next_width,
+                          tiles * (r1 - r0));
     }
+    for (int j0 = 0; j0 < TAPS0; j0++)
+        for (int j1 = 0; j1 < TAPS1; j1++)
+            for (int j2 = 0; j2 < TAPS2; j2++) {
+                float *tap_part = part + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * CIN * COUT_PAD;
+                int ci = 0;
+                for (; ci + MR <= CIN; ci += MR)
+                    tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes,
+                         &ahead, first);
+                if (CIN_TAIL)
+                    tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, CIN_TAIL, nv,
+                         lanes, &ahead, first);
+            }
+    if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
 }
+
+/* Channel block b of group g: where its dy starts, and its width. */
+static inline const void *dy_of_block(const char *dy, int64_t g, int64_t b) {
+    const int64_t k0 = g * COUT + b * NR;
+    return DY_PLANAR ? (const void *)((const DY_ELEM *)dy + k0 * DY_PLANE)
+                     : (const void *)((const float *)dy + k0);
+}
+static inline int64_t width_of_block(int64_t b) { return b < BLOCKS - 1 ? NR : LAST_LANES; }
 
 void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_u26a1039b__generic(const cg_kernel_params *params, void *const *buffers) {
     const X_ELEM *x = (const X_ELEM *)((const char *)buffers[X_BUF] + X_OFFSET);
     const char *dy = (const char *)buffers[DY_BUF] + DY_OFFSET;
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
+    float dy_block[DY_BLOCK_FLOATS];
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
-        const int64_t b = item % BLOCKS, g = (item / BLOCKS) % GROUPS, s = item / (BLOCKS * GROUPS);
-        float *part = (float *)(ws + PARTIAL_OFFSET) +
-                      (s * GROUPS + g) * TAPS * CIN * COUT_PAD + b * NR;
-        float *bias_part = (float *)(ws + BIAS_OFFSET) + (s * GROUPS + g) * COUT_PAD + b * NR;
+        const int64_t run = item % RUNS, g = (item / RUNS) % GROUPS, s = item / (RUNS * GROUPS);
+        const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;
+        float *part = (float *)(ws + PARTIAL_OFFSET) + (s * GROUPS + g) * TAPS * CIN * COUT_PAD;
+        float *bias_part = (float *)(ws + BIAS_OFFSET) + (s * GROUPS + g) * COUT_PAD;
         const int64_t row_begin = s * ROWS / SPLITS, row_end = (s + 1) * ROWS / SPLITS;
+        const X_ELEM *xg = x + g * X_GROUP;
         /* no zeroing first: tiles start from zero in the item's first row block (zeroing the
          * slice cost a pass over it: 8% of ResNet's 3x3 stride-2 512 <- 512 dw at 14x14, whose
-         * partial is 9 MiB) */
-        const X_ELEM *xg = x + g * X_GROUP;
-        const int64_t k0 = g * COUT + b * NR; /* the block's first channel */
-        const void *dyg = DY_PLANAR ? (const void *)((const DY_ELEM *)dy + k0 * DY_PLANE)
-                                    : (const void *)((const float *)dy + k0);
-        if (b < BLOCKS - 1)
-            block(xg, dyg, row_begin, row_end, part, bias_part, NV, CG_VLEN);
-        else
-            block(xg, dyg, row_begin, row_end, part, bias_part, NV_LAST, TAIL_LANES);
+         * partial is 9 MiB). Row blocks outermost, the run's channel blocks inside: the x rows
+         * of a row block (every input channel) stay in the L2 for all of them. */
+        for (int64_t r0 = row_begin; r0 < row_end; r0 += ROW_BLOCK) {
+            const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
+            const int64_t r2 = r1 + ROW_BLOCK < row_end ? r1 + ROW_BLOCK : row_end;
+            for (int64_t b = b0; b < b1; b++) {
+                /* the next turn: this row block's next channel block, else the next row block's
+                 * first */
+                const int64_t nb = b + 1 < b1 ? b + 1 : b0;
+                const int64_t n0 = b + 1 < b1 ? r0 : r1, n1 = b + 1 < b1 ? r1 : r2;
+                const void *dyb = dy_of_block(dy, g, b), *next = dy_of_block(dy, g, nb);
+                if (b < BLOCKS - 1)
+                    row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
+                              dy_block, part + b * NR, bias_part + b * NR, NV, CG_VLEN);
+                else
+                    row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
+                              dy_block, part + b * NR, bias_part + b * NR, NV_LAST, TAIL_LANES);
+            }
+        }
     }
 }
