@@ -128,17 +128,17 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * keep every thread busy: S8's 3 splits x 2 runs of 3 blocks 11.30 ms, 4 splits x 1 run 11.04
  * (two cores); else as many runs as make one item per thread. Two blocks read x twice at
  * most: S5's (128 channels) ran 1% slower in 4 splits of one run than in 3 of one block.
- * Returns the runs per (split, group); sets block_run (and splits, row_block). */
+ * A forced split factor (overrides, the tuner's) is kept as it is. Returns the runs per
+ * (split, group); sets block_run (and splits, row_block). */
 static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
                                    int64_t blocks, int64_t x_elem_bytes) {
-    if (part->kind != CG_STEP_DW_PARTIAL || !part->x_planar || part->x_turned || blocks < 3 ||
-        target->force_splits > 0)
+    if (part->kind != CG_STEP_DW_PARTIAL || !part->x_planar || part->x_turned || blocks < 3)
         return blocks;
     const int64_t threads = target->threads;
     int64_t runs = 1;
     if (part->splits * part->groups >= threads) {
         const int64_t splits = cg_ceil_div(part->splits, threads) * threads;
-        if (splits <= part->rows) part->splits = splits;
+        if (splits <= part->rows && target->force_splits <= 0) part->splits = splits;
     } else {
         runs = cg_ceil_div(threads, part->splits * part->groups);
         if (runs > blocks) runs = blocks;

@@ -1727,7 +1727,8 @@ static void test_winograd_dw(void **state) {
  * rows: 256 channels x 9 rows x 28 x 4 B within a quarter of the L2); ResNet's 512 <- 256 1x1
  * stride-2 dw at 56x56, 2 splits of all 8 blocks, row blocks of 2 (3 x rows of 56); its 3x3
  * stride-2 512 <- 512 dw at 14x14, one split: 2 runs of 4 blocks; S5's two blocks keep one
- * block an item; x turned channels-last (64 input channels) has no blocks to run. */
+ * block an item; x turned channels-last (64 input channels) has no blocks to run; a forced
+ * split factor is kept. */
 static void test_dw_block_runs(void **state) {
     (void)state;
     static const struct {
@@ -1759,6 +1760,16 @@ static void test_dw_block_runs(void **state) {
         assert_int_equal(part->work_items, part->splits * part->groups * ((blocks + run - 1) / run));
         free(plan);
     }
+    /* a forced split factor stays as it is: S8 in 3 splits, each one run of all 6 blocks */
+    cg_problem p = parse(cases[0].problem);
+    cg_target forced = base_target;
+    forced.force_splits = 3;
+    cg_plan *plan = plan_for(&p, &forced);
+    const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+    assert_int_equal(part->splits, 3);
+    assert_int_equal(part->block_run, 6);
+    assert_int_equal(part->work_items, 3);
+    free(plan);
 }
 
 /* Direct conv items where a step's weights exceed half the L2. One group: runs of channel
