@@ -310,10 +310,10 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_u26a1039b__generic(const cg_kernel_params *
             const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
             const int64_t r2 = r1 + ROW_BLOCK < row_end ? r1 + ROW_BLOCK : row_end;
             for (int64_t b = b0; b < b1; b++) {
-                /* the next turn: this row block's next channel block, else the next row block's
-                 * first */
-                const int64_t nb = b + 1 < b1 ? b + 1 : b0;
-                const int64_t n0 = b + 1 < b1 ? r0 : r1, n1 = b + 1 < b1 ? r1 : r2;
+                /* the next turn: this row block's next channel block, after the run's last the
+                 * next row block's first */
+                const int last = b + 1 == b1;
+                const int64_t nb = last ? b0 : b + 1, n0 = last ? r1 : r0, n1 = last ? r2 : r1;
                 const void *dyb = dy_of_block(dy, g, b), *next = dy_of_block(dy, g, nb);
                 if (b < BLOCKS - 1)
                     row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
