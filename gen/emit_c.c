@@ -785,6 +785,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "FAST_END", s->stride[2] * s->out[2]); /* only dy limits */
             cg_values_int(v, "MAX_OFF1", 0);
         }
+        cg_values_int(v, "TAP_ROW", s->with_weight ? s->taps[2] : 1);
+        cg_values_int(v, "TAP_ROWS", s->with_weight ? s->taps[1] : 1);
         cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
         set_triple(v, "S", s->stride);
         cg_values_int(v, "COL_PERIOD", s->col_period);

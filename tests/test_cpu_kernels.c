@@ -612,6 +612,42 @@ static void test_planar_depthwise_rows(void **state) {
     free(problems);
 }
 
+/* Stride-1 depthwise dw on planes walked by x rows (planar_dw_partial's SLIDE), each CPU
+ * ISA: splits that cut planes mid-way (6 of 40 rows, 3 of two 12-row planes), a 5x3 filter
+ * with asymmetric padding and db, row dilation 2 (tap rows 2 apart), f16 paired with dx,
+ * bf16; rows of 33 to 64 (whole vectors read past the row, its last lanes masked); the
+ * tensors' first and last planes fall back to the per-row walk (a whole-vector read would
+ * leave the tensor). */
+static void test_planar_dw_slide(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"cut\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":1,\"c\":3,\"k\":3,"
+        "\"groups\":3,\"input\":[40,45],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"wb\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":3,"
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[9,37],\"filter\":[5,3],\"pad_lo\":[2,0],"
+        "\"pad_hi\":[1,2]},"
+        "{\"name\":\"dil\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":2,\"k\":2,"
+        "\"groups\":2,\"input\":[12,33],\"filter\":[3,3],\"dilation\":[2,1],\"pad\":[2,1]},"
+        "{\"name\":\"h16\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":8,\"k\":8,\"groups\":8,\"input\":[7,50],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"b16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":3,\"k\":3,\"groups\":3,\"input\":[10,64],\"filter\":[3,3],\"pad\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("planar_dw_slide", problems, count, 0, dir);
+    /* every problem on the planar dw kernel, rows not flattened, splits that cut planes */
+    snprintf(grep, sizeof grep,
+             "test $(ls %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
+             "test $(grep -l 'define COL_PERIOD 0 ' %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
+             "grep -q 'define SPLITS 6$' %s/src/*_dwpbwdw_k3x3s1x1_0x0_sk6_*__avx512.c",
+             dir, count, dir, count, dir);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_every_isa(dir, problems, count, "planar_dw_slide");
+    free(problems);
+}
+
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), each CPU ISA: a tail of
  * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
@@ -951,6 +987,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_flat_kernels),
         cmocka_unit_test(test_depthwise_rows_kernels),
         cmocka_unit_test(test_planar_depthwise_rows),
+        cmocka_unit_test(test_planar_dw_slide),
     };
     /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */
     const char *filter = getenv("CGT_FILTER");
