@@ -682,7 +682,6 @@ static const char *fill_depthwise_rows(const cg_plan *plan, const cg_step *s,
     cg_values_int(v, "WITH_BIAS", s->with_bias);
     set_list(v, "ROW_OFF", rows, (int)fh);
     set_list(v, "COL_OFF", cols, (int)fw);
-    cg_values_int(v, "PREFETCH", s->stream);
     cg_values_int(v, "PAIRS", 2 * s->src2.logical[2] <= cg_isa_budget_of(plan->target.isa)->vlen);
     cg_values_int(v, "COL_OFF_MIN", cols[0] < cols[fw - 1] ? cols[0] : cols[fw - 1]);
     cg_values_int(v, "COL_OFF_MAX", cols[0] > cols[fw - 1] ? cols[0] : cols[fw - 1]);

@@ -295,22 +295,14 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     return CG_OK;
 }
 
-/* x planes past a 4 KiB page are prefetched (the next plane, a share per dy row and chunk):
- * a chunk's pass reads each row's first lines only, and the L2 streamer stays within a page
- * (MobileNet's 56x56 stride-2 dw 0.394 -> 0.347 ms; 28x28 planes, 3 KiB, 0.141 -> 0.155 ms
- * prefetching). */
-#define ROWS_PREFETCH_PLANE 4096
-
 /* The row-window step: the taps as the flat dw keeps them (x at S*o + d*f - pl), items of
  * channel blocks as the flat dw's. */
 static cg_status plan_rows(cg_plan *plan, const cg_dims *dims, char *msg) {
-    const cg_problem *p = &plan->problem;
     cg_step *step = cg_planar_add_step(plan, CG_STEP_DEPTHWISE_ROWS_DW, msg);
     if (!step) return CG_ERR_UNSUPPORTED;
     base_step(plan, step, dims, 0);
     cg_planar_fill_taps(step, dims, 1);
     channel_block_items(plan, step);
-    step->stream = (int64_t)dims->in[1] * dims->in[2] * cg_dtype_size(p->dtype) > ROWS_PREFETCH_PLANE;
     cg_name_step(plan, step, "rbwdw");
     return CG_OK;
 }
