@@ -302,9 +302,10 @@ static void set_planar_phase_taps(cg_template_values *v, const cg_step *s) {
 /* Tap tables of a planar step, and the x range where every tap stays inside the row. */
 static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
-    int64_t min2 = 0, max2 = 0, max1 = 0;
+    int64_t min2 = 0, max2 = 0, min1 = 0, max1 = 0;
     for (int64_t t = 0; t < taps; t++) {
         int64_t c1 = s->tap_offset[t][1], c2 = s->tap_offset[t][2];
+        if (t == 0 || c1 < min1) min1 = c1;
         if (t == 0 || c1 > max1) max1 = c1;
         if (t == 0 || c2 < min2) min2 = c2;
         if (t == 0 || c2 > max2) max2 = c2;
@@ -323,6 +324,8 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
         if (lead_end > nvec) lead_end = inner_end = nvec;
         cg_values_int(v, "ITEM_ROWS", s->item_rows);
         cg_values_int(v, "TAP_ROW", s->taps[2]);
+        cg_values_int(v, "TAP_ROWS", s->taps[1]);
+        cg_values_int(v, "MIN_OFF1", min1);
         cg_values_int(v, "QMIN", qmin);
         cg_values_int(v, "QMAX", qmax);
         cg_values_int(v, "UNROLL", unroll);

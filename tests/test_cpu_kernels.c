@@ -612,12 +612,14 @@ static void test_planar_depthwise_rows(void **state) {
     free(problems);
 }
 
-/* Stride-1 depthwise dw on planes walked by x rows (planar_dw_partial's SLIDE), each CPU
- * ISA: splits that cut planes mid-way (6 of 40 rows, 3 of two 12-row planes), a 5x3 filter
- * with asymmetric padding and db, row dilation 2 (tap rows 2 apart), f16 paired with dx,
- * bf16; rows of 33 to 64 (whole vectors read past the row, its last lanes masked); the
- * tensors' first and last planes fall back to the per-row walk (a whole-vector read would
- * leave the tensor). */
+/* Stride-1 depthwise planes walked by input rows (the SLIDE paths of planar_dw_partial and of
+ * planar_depthwise's paired dx), each CPU ISA, with plain stores and (a claimed 4 KiB L3)
+ * dx streamed: dw splits that cut planes mid-way (6 of 40 rows, 3 of two 12-row planes), a 5x3
+ * filter with asymmetric padding and db, row dilation 2 (tap rows 2 apart: a ring of 5 output
+ * rows in dx), f16 dx and dw, bf16, padding only above and left (dx taps reaching down),
+ * a 1x3 filter (a ring of one row); rows of 33 to 64 (whole vectors read past the row, its
+ * last lanes masked); the tensors' first and last planes fall back to the per-row walks (a
+ * whole-vector read would leave the tensor). */
 static void test_planar_dw_slide(void **state) {
     (void)state;
     static const char config[] =
@@ -632,19 +634,33 @@ static void test_planar_dw_slide(void **state) {
         "{\"name\":\"h16\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"dtype\":\"f16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":8,\"k\":8,\"groups\":8,\"input\":[7,50],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"b16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"
-        "\"c\":3,\"k\":3,\"groups\":3,\"input\":[10,64],\"filter\":[3,3],\"pad\":[1,1]}]}";
+        "\"c\":3,\"k\":3,\"groups\":3,\"input\":[10,64],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"pdil\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"layout\":\"NCHW\",\"n\":3,"
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[10,40],\"filter\":[3,3],\"dilation\":[2,1],"
+        "\"pad\":[2,1]},"
+        "{\"name\":\"pasym\",\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":4,\"k\":4,\"groups\":4,\"input\":[9,35],\"filter\":[3,3],"
+        "\"pad_lo\":[0,2],\"pad_hi\":[2,0]},"
+        "{\"name\":\"p13\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[6,33],\"filter\":[1,3],\"pad\":[0,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    char dir[4200], grep[4400];
-    build_cpu_pack("planar_dw_slide", problems, count, 0, dir);
-    /* every problem on the planar dw kernel, rows not flattened, splits that cut planes */
-    snprintf(grep, sizeof grep,
-             "test $(ls %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
-             "test $(grep -l 'define COL_PERIOD 0 ' %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
-             "grep -q 'define SPLITS 6$' %s/src/*_dwpbwdw_k3x3s1x1_0x0_sk6_*__avx512.c",
-             dir, count, dir, count, dir);
-    assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "planar_dw_slide");
+    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
+        char dir[4200], grep[4400];
+        build_cpu_pack(tiny_l3 ? "planar_dw_slide_stream" : "planar_dw_slide", problems, count,
+                       tiny_l3, dir);
+        /* every problem on the planar dw kernel, rows not flattened, splits that cut planes;
+         * the paired dx a plane per item (streamed with the tiny L3) */
+        snprintf(grep, sizeof grep,
+                 "test $(ls %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
+                 "test $(grep -l 'define COL_PERIOD 0 ' %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
+                 "grep -q 'define SPLITS 6$' %s/src/*_dwpbwdw_k3x3s1x1_0x0_sk6_*__avx512.c && "
+                 "test $(grep -l 'define ITEM_ROWS [1-9][0-9]* ' %s/src/*_dwpbwdd_*__avx512.c | wc -l) -eq 4 && "
+                 "test $(grep -l 'define STREAM 1' %s/src/*_dwpbwdd_*__avx512.c | wc -l) -eq %d",
+                 dir, count, dir, count, dir, dir, dir, tiny_l3 ? 3 : 0);
+        assert_int_equal(system(grep), 0);
+        check_pack_on_every_isa(dir, problems, count, "planar_dw_slide");
+    }
     free(problems);
 }
 
