@@ -617,9 +617,11 @@ static void test_planar_depthwise_rows(void **state) {
  * dx streamed: dw splits that cut planes mid-way (6 of 40 rows, 3 of two 12-row planes), a 5x3
  * filter with asymmetric padding and db, row dilation 2 (tap rows 2 apart: a ring of 5 output
  * rows in dx), f16 dx and dw, bf16, padding only above and left (dx taps reaching down),
- * a 1x3 filter (a ring of one row); rows of 33 to 64 (whole vectors read past the row, its
- * last lanes masked); the tensors' first and last planes fall back to the per-row walks (a
- * whole-vector read would leave the tensor). */
+ * a 1x3 filter (a ring of one row); dw at strides 2x2 (with db; planes cut by splits), 2x1
+ * with padding above only, 1x2 with a 5x5 bf16 filter, and a 1x1 filter at stride 2 (odd x
+ * rows meet no tap row); rows of 33 to 64 (whole vectors read past the row, its last lanes
+ * masked); the tensors' first and last planes fall back to the per-row walks (a whole-vector
+ * read would leave the tensor). */
 static void test_planar_dw_slide(void **state) {
     (void)state;
     static const char config[] =
@@ -642,7 +644,20 @@ static void test_planar_dw_slide(void **state) {
         "\"n\":2,\"c\":4,\"k\":4,\"groups\":4,\"input\":[9,35],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[2,0]},"
         "{\"name\":\"p13\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"layout\":\"NCHW\",\"n\":2,"
-        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[6,33],\"filter\":[1,3],\"pad\":[0,1]}]}";
+        "\"c\":4,\"k\":4,\"groups\":4,\"input\":[6,33],\"filter\":[1,3],\"pad\":[0,1]},"
+        "{\"name\":\"s22\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":3,\"k\":3,\"groups\":3,\"input\":[11,66],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"s22cut\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":1,\"c\":2,"
+        "\"k\":2,\"groups\":2,\"input\":[40,66],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"s21\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":2,\"k\":2,"
+        "\"groups\":2,\"input\":[10,40],\"filter\":[3,3],\"stride\":[2,1],\"pad_lo\":[0,1],"
+        "\"pad_hi\":[1,1]},"
+        "{\"name\":\"s12\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":2,\"k\":2,\"groups\":2,\"input\":[7,80],\"filter\":[5,5],\"stride\":[1,2],"
+        "\"pad\":[2,2]},"
+        "{\"name\":\"s2p\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,"
+        "\"groups\":3,\"input\":[12,70],\"filter\":[1,1],\"stride\":[2,2]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
@@ -655,9 +670,10 @@ static void test_planar_dw_slide(void **state) {
                  "test $(ls %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
                  "test $(grep -l 'define COL_PERIOD 0 ' %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
                  "grep -q 'define SPLITS 6$' %s/src/*_dwpbwdw_k3x3s1x1_0x0_sk6_*__avx512.c && "
+                 "ls %s/src/*_dwpbwdw_k3x3s2x2_0x0_sk[2-9]_*__avx512.c && "
                  "test $(grep -l 'define ITEM_ROWS [1-9][0-9]* ' %s/src/*_dwpbwdd_*__avx512.c | wc -l) -eq 4 && "
                  "test $(grep -l 'define STREAM 1' %s/src/*_dwpbwdd_*__avx512.c | wc -l) -eq %d",
-                 dir, count, dir, count, dir, dir, dir, tiny_l3 ? 3 : 0);
+                 dir, count, dir, count, dir, dir, dir, dir, tiny_l3 ? 3 : 0);
         assert_int_equal(system(grep), 0);
         check_pack_on_every_isa(dir, problems, count, "planar_dw_slide");
     }
