@@ -96,6 +96,24 @@ static void check_pack_on_every_isa(const char *dir, const cg_problem *problems,
     cgrt_pack_close(pack);
 }
 
+/* The problems of `config` built twice, as the machine is and under a target that claims a
+ * 4 KiB L3 (the non-temporal paths), into packs `leaf` and `leaf`_stream: in each the shell
+ * test `planned` (given $d, the pack, and $t, 1 under the tiny L3) shows the paths under test
+ * are really planned, then every problem is checked on each CPU ISA. */
+static void check_plain_and_streamed(const char *leaf, const char *config, const char *planned) {
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
+        char name[200], dir[4200], test[8400];
+        snprintf(name, sizeof name, "%s%s", leaf, tiny_l3 ? "_stream" : "");
+        build_cpu_pack(name, problems, count, tiny_l3, dir);
+        snprintf(test, sizeof test, "d=%s; t=%d; %s", dir, tiny_l3, planned);
+        if (system(test) != 0) fail_msg("%s: the paths under test are not planned: %s", name, planned);
+        check_pack_on_every_isa(dir, problems, count, leaf);
+    }
+    free(problems);
+}
+
 static void check_isa(void **state, cg_isa isa) {
     suite *s = *state;
     if (!(cg_host_isa_mask() & (1u << isa))) {
@@ -515,22 +533,11 @@ static void test_stride_phase_planes(void **state) {
         "\"n\":1,\"c\":8,\"k\":32,\"input\":[64,48],\"filter\":[3,3],\"stride\":[4,2],\"pad\":[1,1]},"
         "{\"name\":\"bands\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":1,\"c\":9,\"k\":32,\"input\":[170,161],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}]}";
-    int count;
-    cg_problem *problems = cgt_parse(config, &count);
-    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
-        char dir[4200], grep[4400];
-        build_cpu_pack(tiny_l3 ? "phases_stream" : "phases", problems, count, tiny_l3, dir);
-        /* the path under test is really planned: every problem on every ISA, banded */
-        snprintf(grep, sizeof grep, "test $(grep -l 'define STREAM %d' %s/src/*fbwdd*.c | wc -l) -eq 18",
-                 tiny_l3, dir);
-        assert_int_equal(system(grep), 0);
-        snprintf(grep, sizeof grep,
-                 "f=$(grep -l 'define OUT1 170' %s/src/*fbwdd*__avx512.c) && ! grep -q 'BAND_ROWS 85$' $f",
-                 dir);
-        assert_int_equal(system(grep), 0);
-        check_pack_on_every_isa(dir, problems, count, "phases");
-    }
-    free(problems);
+    /* every problem on every ISA, streamed under the tiny L3, the tall plane banded */
+    check_plain_and_streamed("phases", config,
+                             "test $(grep -l \"define STREAM $t\" $d/src/*fbwdd*.c | wc -l) -eq 18 && "
+                             "f=$(grep -l 'define OUT1 170' $d/src/*fbwdd*__avx512.c) && "
+                             "! grep -q 'BAND_ROWS 85$' $f");
 }
 
 /* Row kernels on channels-first planes (planar_conv), each CPU ISA, with plain stores and (a
@@ -592,24 +599,13 @@ static void test_planar_depthwise_rows(void **state) {
         "\"groups\":3,\"input\":[9,50],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"h16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
         "\"c\":4,\"k\":4,\"groups\":4,\"input\":[10,40],\"filter\":[3,3],\"pad\":[1,1]}]}";
-    int count;
-    cg_problem *problems = cgt_parse(config, &count);
-    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
-        char dir[4200], grep[4400];
-        build_cpu_pack(tiny_l3 ? "depthwise_rows_stream" : "depthwise_rows", problems, count,
-                       tiny_l3, dir);
-        /* the paths under test are really planned: every problem on the row kernel on every
-         * ISA but the f16 one on the generic ISA (turned there), the f32 ones streamed with the
-         * tiny L3, and the pair's dx in planes */
-        snprintf(grep, sizeof grep,
-                 "test $(ls %s/src/*_dwpbwdd_* %s/src/*_dwpfwd_* | wc -l) -eq 14 && "
-                 "test $(grep -l 'define STREAM 1' %s/src/*_dwpbwdd_* %s/src/*_dwpfwd_* | wc -l) -eq %d && "
-                 "grep -q 'define ITEM_ROWS 11 ' %s/src/*_dwpbwdd_k5x5*__avx512.c",
-                 dir, dir, dir, dir, tiny_l3 ? 12 : 0, dir);
-        assert_int_equal(system(grep), 0);
-        check_pack_on_every_isa(dir, problems, count, "depthwise_rows");
-    }
-    free(problems);
+    /* every problem on the row kernel on every ISA but the f16 one on the generic ISA
+     * (turned there), the f32 ones streamed under the tiny L3, the pair's dx in planes */
+    check_plain_and_streamed("depthwise_rows", config,
+                             "test $(ls $d/src/*_dwpbwdd_* $d/src/*_dwpfwd_* | wc -l) -eq 14 && "
+                             "test $(grep -l 'define STREAM 1' $d/src/*_dwpbwdd_* $d/src/*_dwpfwd_* "
+                             "| wc -l) -eq $((t * 12)) && "
+                             "grep -q 'define ITEM_ROWS 11 ' $d/src/*_dwpbwdd_k5x5*__avx512.c");
 }
 
 /* Stride-1 depthwise planes walked by input rows (the SLIDE paths of planar_dw_partial and of
@@ -658,26 +654,18 @@ static void test_planar_dw_slide(void **state) {
         "\"pad\":[2,2]},"
         "{\"name\":\"s2p\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":3,\"k\":3,"
         "\"groups\":3,\"input\":[12,70],\"filter\":[1,1],\"stride\":[2,2]}]}";
-    int count;
-    cg_problem *problems = cgt_parse(config, &count);
-    for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
-        char dir[4200], grep[4400];
-        build_cpu_pack(tiny_l3 ? "planar_dw_slide_stream" : "planar_dw_slide", problems, count,
-                       tiny_l3, dir);
-        /* every problem on the planar dw kernel, rows not flattened, splits that cut planes;
-         * the paired dx a plane per item (streamed with the tiny L3) */
-        snprintf(grep, sizeof grep,
-                 "test $(ls %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
-                 "test $(grep -l 'define COL_PERIOD 0 ' %s/src/*_dwpbwdw_*__avx512.c | wc -l) -eq %d && "
-                 "grep -q 'define SPLITS 6$' %s/src/*_dwpbwdw_k3x3s1x1_0x0_sk6_*__avx512.c && "
-                 "ls %s/src/*_dwpbwdw_k3x3s2x2_0x0_sk[2-9]_*__avx512.c && "
-                 "test $(grep -l 'define ITEM_ROWS [1-9][0-9]* ' %s/src/*_dwpbwdd_*__avx512.c | wc -l) -eq 4 && "
-                 "test $(grep -l 'define STREAM 1' %s/src/*_dwpbwdd_*__avx512.c | wc -l) -eq %d",
-                 dir, count, dir, count, dir, dir, dir, dir, tiny_l3 ? 3 : 0);
-        assert_int_equal(system(grep), 0);
-        check_pack_on_every_isa(dir, problems, count, "planar_dw_slide");
-    }
-    free(problems);
+    /* all 13 dw on the planar dw kernel, rows not flattened, splits that cut planes (at
+     * stride 1 and 2); the paired dx a plane per item, the f32 ones streamed under the tiny L3 */
+    check_plain_and_streamed("planar_dw_slide", config,
+                             "test $(ls $d/src/*_dwpbwdw_*__avx512.c | wc -l) -eq 13 && "
+                             "test $(grep -l 'define COL_PERIOD 0 ' $d/src/*_dwpbwdw_*__avx512.c "
+                             "| wc -l) -eq 13 && "
+                             "grep -q 'define SPLITS 6$' $d/src/*_dwpbwdw_k3x3s1x1_0x0_sk6_*__avx512.c && "
+                             "ls $d/src/*_dwpbwdw_k3x3s2x2_0x0_sk[2-9]_*__avx512.c >/dev/null && "
+                             "test $(grep -l 'define ITEM_ROWS [1-9][0-9]* ' $d/src/*_dwpbwdd_*__avx512.c "
+                             "| wc -l) -eq 4 && "
+                             "test $(grep -l 'define STREAM 1' $d/src/*_dwpbwdd_*__avx512.c | wc -l) "
+                             "-eq $((t * 3))");
 }
 
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), each CPU ISA: a tail of
