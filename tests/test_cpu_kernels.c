@@ -876,7 +876,7 @@ static void test_depthwise_flat_kernels(void **state) {
  * channels: a pair and an odd one, and a short last block), planes of 18
  * pixels (the plain loads of every plane reach the next two: only the last is guarded),
  * x planes past 4 KiB (f32 and f16, db, a short last block of channels), a batch of one
- * plane per channel block (the next planes prefetched: the next channel's, the next image's,
+ * plane per channel block (the next planes prefetched: the next image's, the next channel's,
  * the next block's past the item's last); dw pre-filled with NaN, on every CPU ISA. */
 static void test_depthwise_rows_kernels(void **state) {
     (void)state;
