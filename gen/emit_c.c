@@ -315,7 +315,12 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
         if (t == 0 || c2 > max2) max2 = c2;
     }
     set_planar_offsets(v, s);
+    cg_values_int(v, "MIN_OFF1", min1);
     cg_values_int(v, "MAX_OFF1", max1);
+    cg_values_int(v, "MIN_OFF2", min2 < 0 ? min2 : 0);
+    cg_values_int(v, "MAX_OFF2", max2 > 0 ? max2 : 0);
+    cg_values_int(v, "TAP_ROW", s->taps[2]);
+    cg_values_int(v, "TAP_ROWS", s->taps[1]);
     if (s->kind == CG_STEP_PLANAR_DEPTHWISE) {
         /* the register window of input row vectors the taps' lane shifts read */
         /* passes of 4 output vectors (independent FMA chains); those whose window lies
@@ -327,9 +332,6 @@ static void set_planar_taps(cg_template_values *v, const cg_step *s, int vlen) {
             inner_end += unroll;
         if (lead_end > nvec) lead_end = inner_end = nvec;
         cg_values_int(v, "ITEM_ROWS", s->item_rows);
-        cg_values_int(v, "TAP_ROW", s->taps[2]);
-        cg_values_int(v, "TAP_ROWS", s->taps[1]);
-        cg_values_int(v, "MIN_OFF1", min1);
         cg_values_int(v, "QMIN", qmin);
         cg_values_int(v, "QMAX", qmax);
         cg_values_int(v, "UNROLL", unroll);
@@ -790,10 +792,13 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             set_list(v, "OFF2", &zero, 1);
             cg_values_int(v, "FAST_LO", 0);
             cg_values_int(v, "FAST_END", s->stride[2] * s->out[2]); /* only dy limits */
+            cg_values_int(v, "MIN_OFF1", 0);
             cg_values_int(v, "MAX_OFF1", 0);
+            cg_values_int(v, "MIN_OFF2", 0);
+            cg_values_int(v, "MAX_OFF2", 0);
+            cg_values_int(v, "TAP_ROW", 1);
+            cg_values_int(v, "TAP_ROWS", 1);
         }
-        cg_values_int(v, "TAP_ROW", s->with_weight ? s->taps[2] : 1);
-        cg_values_int(v, "TAP_ROWS", s->with_weight ? s->taps[1] : 1);
         cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
         set_triple(v, "S", s->stride);
         cg_values_int(v, "COL_PERIOD", s->col_period);

@@ -7,6 +7,17 @@
 #ifndef CG_ISA_SHARED_H
 #define CG_ISA_SHARED_H
 
+/* Lanes l < live whose column col0 + step*l lies in [0, width), as bits (bit l for lane l):
+ * the lanes a masked FMA keeps. A constant where the arguments are (unrolled call sites). */
+static inline __attribute__((always_inline)) uint32_t cg_lanes_in_row(int64_t col0, int step,
+                                                                      int64_t width, int64_t live) {
+    uint32_t bits = 0;
+#pragma clang loop unroll(full)
+    for (int l = 0; l < CG_VLEN; l++)
+        if (l < live && col0 + step * l >= 0 && col0 + step * l < width) bits |= 1u << l;
+    return bits;
+}
+
 static inline cg_vec cg_vload_range_f16(const uint16_t *p, int lo, int hi) {
     uint16_t lanes[CG_VLEN] = {0};
     if (hi > lo) memcpy(lanes + lo, p + lo, sizeof(uint16_t) * (size_t)(hi - lo));
