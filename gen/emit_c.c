@@ -723,7 +723,6 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "IMAGES", s->item_rows);
         cg_values_int(v, "KC", s->k_chunk > 0 ? s->k_chunk : s->cin_g);
-        cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         set_triple(v, "IN", s->src.logical);
         set_triple(v, "OUT", s->dst.logical);
         set_triple(v, "S", s->stride);

@@ -68,8 +68,7 @@ cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     int64_t kc = plan->target.l1_bytes / 3 / 64;
     if (kc < 16) kc = 16;
     step->k_chunk = cg_ceil_div(p->k, cg_ceil_div(p->k, kc));
-    step->wpack_offset = cg_ws_alloc(plan, p->k * p->c * 4);
+    /* the weights are read where they lie (dx_1x1_gemm.c.in says why: no PACK_W step) */
     cg_name_step(plan, step, "xbwdd");
-    /* the weights packed [block][k][NB] by a PACK_W step whose blocks are NB channels wide */
-    return cg_planar_add_weight_pack(plan, step, (int)nb, msg);
+    return CG_OK;
 }

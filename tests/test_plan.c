@@ -1071,8 +1071,9 @@ static void test_dw_1x1_gemm(void **state) {
 }
 
 /* A dense 1x1 dx alone on small f32 planes (16 to 255 pixels at stride 1, 16 to 63 with
- * strides), output channels in whole blocks of 4 vectors: a PACK_W step (blocks 64 channels wide, region 1) and one
- * DX_GEMM_1X1 step whose items are (channel block, run of images): the batch in as many even
+ * strides), output channels in whole blocks of 4 vectors: one DX_GEMM_1X1 step reading the
+ * weights in place (no PACK_W step, no workspace) whose items are (channel block, run of
+ * images): the batch in as many even
  * runs as 8 items per thread need beside the blocks, each within 256 KiB of results. Every dx
  * position sums exactly its gradient pairs (check_dx_plan). */
 static void test_dx_1x1_gemm(void **state) {
@@ -1092,11 +1093,11 @@ static void test_dx_1x1_gemm(void **state) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem raw = parse(cases[c].problem);
         cg_plan *plan = plan_for(&raw, &base_target);
-        assert_int_equal(plan->step_count, 2);
-        assert_int_equal(plan->steps[0].kind, CG_STEP_PACK_W);
-        assert_int_equal(plan->steps[0].nv * plan->steps[0].vlen, 64);
-        const cg_step *gemm = &plan->steps[1];
+        assert_int_equal(plan->step_count, 1);
+        assert_int_equal(plan->workspace_bytes, 0);
+        const cg_step *gemm = &plan->steps[0];
         assert_int_equal(gemm->kind, CG_STEP_DX_GEMM_1X1);
+        assert_int_equal(gemm->nv * gemm->vlen, 64);
         assert_false(gemm->concurrent);
         assert_int_equal(gemm->item_rows, cases[c].images);
         assert_int_equal(gemm->work_items, cases[c].items);
