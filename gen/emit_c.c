@@ -639,6 +639,9 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
     set_list(v, "OFF", flat, (int)taps);
     set_tap_map(v, "WEIGHT_INDEX", s, taps);
     if (dx) {
+        int64_t shifted[CG_MAX_TAPS];
+        for (int64_t t = 0; t < taps; t++) shifted[t] = s->tap_offset[t][1] == 0;
+        set_list(v, "SHIFTED", shifted, (int)taps);
         cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
         cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
         cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
