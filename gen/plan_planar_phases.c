@@ -15,9 +15,14 @@
 
 /* Input channels per group below which the row-per-item planar kernel stays: the phase
  * kernel writes dx through a stack band, a cost per output element against 4.5 * CIN FMAs
- * per element at stride 2 with 3x3 taps. S6 (8 channels per group) ran 8.3 ms against 7.7
- * ms on the row kernel, S2 (128) 8.8 against 9.9 ms. */
+ * per element at stride 2 with 3x3 taps. On the earlier Intel VM S6 (8 channels per group)
+ * ran 8.3 ms against 7.7 ms on the row kernel, S2 (128) 8.8 against 9.9 ms. A dx over the
+ * L3, though, leaves the row kernel through a mirror per output channel in row-long pieces,
+ * the phase kernel in whole band lines: there 8 channels a group suffice (Zen 5, two cores:
+ * S6 7.36 -> 6.07 ms, 8-channel groups at 28x28 from 56x56 with 103 MB of dx 4.36 -> 3.40;
+ * the same with 26 MB of dx 0.84 against 0.86, 4-channel groups 10-25% slower). */
 #define PHASES_MIN_CIN 32
+#define PHASES_MIN_CIN_STREAMED 8
 
 /* Vectors a phase plane must fill at least: on smaller planes a tile of a few vectors reloads
  * its weights and sets up its taps for few FMAs, and the channels-last kernels (channels in
@@ -30,10 +35,18 @@
  * the core's L2 with the group's dy rows beside them. */
 #define PHASES_STACK_CAP ((int64_t)512 << 10)
 
+/* Whether dx is larger than the L3: it then leaves by non-temporal stores. */
+static int dx_over_l3(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
+    return p->n * p->c * dims->in[1] * dims->in[2] * esize > plan->target.l3_bytes;
+}
+
 int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_DATA) return 0;
-    if (cg_is_depthwise(p) || p->k / p->groups < PHASES_MIN_CIN) return 0;
+    const int64_t min_cin = dx_over_l3(plan, dims) ? PHASES_MIN_CIN_STREAMED : PHASES_MIN_CIN;
+    if (cg_is_depthwise(p) || p->k / p->groups < min_cin) return 0;
     /* 2-D (or 1-D): no depth taps, strides across rows of any size and 1 or 2 along them */
     if (dims->in[0] != 1 || dims->out[0] != 1 || dims->filter[0] != 1) return 0;
     if (dims->stride[1] == 1 && dims->stride[2] == 1) return 0;
@@ -111,7 +124,7 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
     /* dx larger than the L3 leaves by non-temporal stores, written between the tiles of the
      * next work item (a write pass after each item left the FMAs idle meanwhile) */
     const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
-    step->stream = p->n * p->c * dims->in[1] * dims->in[2] * esize > plan->target.l3_bytes;
+    step->stream = dx_over_l3(plan, dims);
     /* bands: the whole phase plane where the stack allows it, else the most rows that fit */
     int64_t rows = phase_rows, cap = plan->target.l2_bytes / 2;
     if (cap <= 0 || cap > PHASES_STACK_CAP) cap = PHASES_STACK_CAP;

@@ -515,7 +515,8 @@ static void test_streaming_reorders(void **state) {
  * plain stores and (a target claiming a 4 KiB L3) non-temporal ones: odd extents with a
  * ragged channel block (f32), stride 3 across rows only (f16), dilation 2 with uneven padding
  * and groups, every tap in one phase (bf16), 1-D, a stride of 4 across rows (a row phase no
- * tap reaches: exact zeros), and a plane split into bands of rows (the stack budget). */
+ * tap reaches: exact zeros), a plane split into bands of rows (the stack budget), and
+ * 8-channel groups, which take the phase kernel only when streamed (the row kernel else). */
 static void test_stride_phase_planes(void **state) {
     (void)state;
     static const char config[] =
@@ -532,10 +533,13 @@ static void test_stride_phase_planes(void **state) {
         "{\"name\":\"s4\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":1,\"c\":8,\"k\":32,\"input\":[64,48],\"filter\":[3,3],\"stride\":[4,2],\"pad\":[1,1]},"
         "{\"name\":\"bands\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
-        "\"n\":1,\"c\":9,\"k\":32,\"input\":[170,161],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}]}";
-    /* every problem on every ISA, streamed under the tiny L3, the tall plane banded */
+        "\"n\":1,\"c\":9,\"k\":32,\"input\":[170,161],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"g8\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,\"c\":16,"
+        "\"k\":16,\"groups\":2,\"input\":[50,49],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}]}";
+    /* every problem on every ISA (g8 only when streamed), streamed under the tiny L3, the tall
+     * plane banded */
     check_plain_and_streamed("phases", config,
-                             "test $(grep -l \"define STREAM $t\" $d/src/*fbwdd*.c | wc -l) -eq 18 && "
+                             "test $(grep -l \"define STREAM $t\" $d/src/*fbwdd*.c | wc -l) -eq $((18 + 3 * t)) && "
                              "f=$(grep -l 'define OUT1 170' $d/src/*fbwdd*__avx512.c) && "
                              "! grep -q 'BAND_ROWS 85$' $f");
 }
@@ -545,16 +549,18 @@ static void test_stride_phase_planes(void **state) {
  * non-temporal stores: 8-channel groups (both stride-2 row phases live, 8 channels x 1 vector)
  * in three planes split between the two threads mid-plane (f32); stride 2 with odd rows and
  * asymmetric padding (f16); stride 1 dx (bf16) and forward; 62-byte rows (f16), shorter than
- * a cache line, so that runs start and end inside lines shared with other threads and planes. */
+ * a cache line, so that runs start and end inside lines shared with other threads and planes.
+ * The strided planes stay under 24 vectors a phase on every ISA: streamed, larger ones with 8
+ * channels a group or more take the phase kernel. */
 static void test_planar_conv_rows(void **state) {
     (void)state;
     static const char config[] =
         "{\"problems\": ["
         "{\"name\":\"g8\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
-        "\"n\":1,\"c\":24,\"k\":24,\"groups\":3,\"input\":[11,50],\"filter\":[3,3],"
+        "\"n\":1,\"c\":24,\"k\":24,\"groups\":3,\"input\":[5,50],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad\":[1,1]},"
         "{\"name\":\"odd\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
-        "\"n\":2,\"c\":9,\"k\":12,\"input\":[9,37],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"n\":2,\"c\":9,\"k\":12,\"input\":[7,37],\"filter\":[3,3],\"stride\":[2,2],"
         "\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
         "{\"name\":\"s1\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":6,\"k\":10,\"input\":[7,35],\"filter\":[3,3],\"pad\":[1,1]},"

@@ -624,8 +624,10 @@ static void test_random_problems(void **state) {
  * vectors: one PLANAR_PHASES step (no reorders, no zero fill) whose taps, sorted by stride
  * phase, sum exactly each position's gradient pairs (check_dx_plan), including a stride of 4
  * across rows (a row phase no 3-tap filter reaches: exact zeros) and dilation 2 with uneven
- * padding and groups (every tap in one phase, three phases of exact zeros). Narrow groups (S6: 8 channels) and small phase planes (14x14 dy: 13
- * vectors) stay on the row kernel and the channels-last kernels. */
+ * padding and groups (every tap in one phase, three phases of exact zeros). Groups of 8 to 31
+ * channels take it only when dx is over the L3 (S6, streamed); S6 at batch 4, 4-channel groups
+ * and small phase planes (14x14 dy: 13 vectors) stay on the row kernel and the channels-last
+ * kernels. */
 static void test_planar_phases(void **state) {
     (void)state;
     static const struct {
@@ -653,8 +655,19 @@ static void test_planar_phases(void **state) {
         check_dx_plan(plan, &raw);
         free(plan);
     }
+    {
+        cg_plan *plan;
+        const cg_step *s6 = planned_step(
+            "bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+            &base_target, CG_STEP_PLANAR_PHASES, &plan);
+        assert_true(s6->stream);
+        assert_int_equal(s6->mr, 8);
+        assert_int_equal(s6->phase_tap_end[3], 9);
+        free(plan);
+    }
     static const char *const elsewhere[] = {
-        "bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g32mb4ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g32mb64ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
         "bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
     };
     for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
@@ -1381,14 +1394,15 @@ static void test_planar_strided_dx(void **state) {
         free(plan2);
         free(plan);
     }
-    /* S6 (8-channel groups): both phases live in 8 channels x 1 vector, and a dx of 164 MB
-     * leaves by non-temporal stores (at batch 4 it does not). A depthwise stride-2 dx: 1
-     * channel x 4 vectors. */
+    /* S6 at batch 4 (8-channel groups, 10 MB of dx): both phases live in 8 channels x 1
+     * vector (at batch 64 it takes the phase kernel: test_planar_phases). 4-channel groups
+     * (4 channels x 2 vectors) with 103 MB of dx leave by non-temporal stores. A depthwise
+     * stride-2 dx: 1 channel x 4 vectors. */
     static const struct {
         const char *problem;
         int mr, nv, stream;
     } tiles_s2[] = {
-        {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8, 1, 1},
+        {"bwdd_f32_nchw_g32mb64ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 2, 1},
         {"bwdd_f32_nchw_g32mb4ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8, 1, 0},
         {"bwdd_f32_nchw_g64mb8ic64oc64_i112x112_o56x56_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 0},
     };
