@@ -129,6 +129,15 @@ static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8));
 }
 
+/* Lane l: lane 2l + k of the concatenation a:b (k a constant after inlining; lanes whose 2l + k
+ * falls outside 0 .. 2*CG_VLEN-1 hold any value): a lane permute of each and a blend. */
+static inline __attribute__((always_inline)) cg_vec cg_vstride2(cg_vec a, cg_vec b, int k) {
+    const __m256i idx = _mm256_add_epi32(_mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14), _mm256_set1_epi32(k));
+    const __m256i from_b = _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7));
+    return _mm256_blendv_ps(_mm256_permutevar8x32_ps(a, idx), _mm256_permutevar8x32_ps(b, idx),
+                            _mm256_castsi256_ps(from_b));
+}
+
 /* The low halves of a and b, a's first: two planes' short rows side by side. */
 static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return _mm256_permute2f128_ps(a, b, 0x20); }
 

@@ -125,6 +125,14 @@ static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
         a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
 }
 
+/* Lane l: lane 2l + k of the concatenation a:b (k a constant after inlining; lanes whose 2l + k
+ * falls outside 0 .. 2*CG_VLEN-1 hold any value): a row's stride-2 columns shifted by k, for
+ * every k out of the same two loads. One two-source permute. */
+static inline __attribute__((always_inline)) cg_vec cg_vstride2(cg_vec a, cg_vec b, int k) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(a, _mm512_add_epi32(even, _mm512_set1_epi32(k)), b);
+}
+
 /* The low halves of a and b, a's first: two planes' short rows side by side. */
 static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return _mm512_shuffle_f32x4(a, b, 0x44); }
 

@@ -146,6 +146,16 @@ static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[1
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
+/* Lane l: lane 2l + k of the concatenation a:b (lanes whose 2l + k falls outside it: 0). */
+static inline cg_vec cg_vstride2(cg_vec a, cg_vec b, int k) {
+    cg_vec r = {0};
+    for (int l = 0; l < CG_VLEN; l++) {
+        const int i = 2 * l + k;
+        r[l] = i < 0 || i >= 2 * CG_VLEN ? 0.0f : i < CG_VLEN ? a[i] : b[i - CG_VLEN];
+    }
+    return r;
+}
+
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }
