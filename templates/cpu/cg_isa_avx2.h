@@ -138,6 +138,16 @@ static inline __attribute__((always_inline)) cg_vec cg_vstride2(cg_vec a, cg_vec
                             _mm256_castsi256_ps(from_b));
 }
 
+/* Lane l: lane (l + k) mod w of l's own group of w lanes (w 4 or 8, k constants after
+ * inlining), the lanes that wrap holding any value. One permute. */
+static inline __attribute__((always_inline)) cg_vec cg_vslide(cg_vec v, int k, int w) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i group = _mm256_andnot_si256(_mm256_set1_epi32(w - 1), lane);
+    const __m256i within = _mm256_and_si256(_mm256_add_epi32(lane, _mm256_set1_epi32(k)),
+                                            _mm256_set1_epi32(w - 1));
+    return _mm256_permutevar8x32_ps(v, _mm256_or_si256(group, within));
+}
+
 /* The low halves of a and b, a's first: two planes' short rows side by side. */
 static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return _mm256_permute2f128_ps(a, b, 0x20); }
 

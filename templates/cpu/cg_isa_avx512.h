@@ -133,6 +133,17 @@ static inline __attribute__((always_inline)) cg_vec cg_vstride2(cg_vec a, cg_vec
     return _mm512_permutex2var_ps(a, _mm512_add_epi32(even, _mm512_set1_epi32(k)), b);
 }
 
+/* Lane l: lane (l + k) mod w of l's own group of w lanes (w 8 or 16, k constants after
+ * inlining): a row held in a vector (w 16) or two in its halves (w 8) moved by k columns, the
+ * lanes that wrap holding any value. One permute. */
+static inline __attribute__((always_inline)) cg_vec cg_vslide(cg_vec v, int k, int w) {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i group = _mm512_andnot_si512(_mm512_set1_epi32(w - 1), lane);
+    const __m512i within = _mm512_and_si512(_mm512_add_epi32(lane, _mm512_set1_epi32(k)),
+                                            _mm512_set1_epi32(w - 1));
+    return _mm512_permutexvar_ps(_mm512_or_si512(group, within), v);
+}
+
 /* The low halves of a and b, a's first: two planes' short rows side by side. */
 static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return _mm512_shuffle_f32x4(a, b, 0x44); }
 

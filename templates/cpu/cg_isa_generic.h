@@ -146,6 +146,13 @@ static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[1
 /* a0 a2 b0 b2: the even lanes of a:b. */
 static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
+/* Lane l: lane (l + k) mod w of l's own group of w lanes (w a power of 2 up to CG_VLEN). */
+static inline cg_vec cg_vslide(cg_vec v, int k, int w) {
+    cg_vec r;
+    for (int l = 0; l < CG_VLEN; l++) r[l] = v[(l & ~(w - 1)) | ((l + k) & (w - 1))];
+    return r;
+}
+
 /* Lane l: lane 2l + k of the concatenation a:b (lanes whose 2l + k falls outside it: 0). */
 static inline cg_vec cg_vstride2(cg_vec a, cg_vec b, int k) {
     cg_vec r = {0};
