@@ -104,10 +104,13 @@ static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims
 }
 
 /* Turned dx bands of whole vectors in f32 planes of whole vectors leave by non-temporal stores
- * where dx outgrows the L2 and an item's planes lie within 64 KiB: a plain store reads its line
- * first, and the kernel is bound by memory (MobileNet's 28x28 stride-2 dx, 6.4 MB: 0.24 ->
- * 0.21 ms on two cores, 0.46 -> 0.40 on one, oneDNN's 0.19 and 0.39; 20x20 and 24x24 planes
- * 19% and 9% faster). The block's write streams lie a plane apart: 32x32 and 36x36 planes
+ * where dy and dx outgrow the L3 and an item's planes lie within 64 KiB: a plain store reads
+ * its line first, and the kernel is bound by memory. On the earlier Intel VM (2 MiB L2, the
+ * socket's L3 shared with loud neighbours) streaming paid from the L2 up (MobileNet's 28x28
+ * stride-2 dx, 6.4 MB: 0.24 -> 0.21 ms on two cores; 20x20 and 24x24 planes 19% and 9%
+ * faster); on the Zen 5 machine, whose 32 MiB L3 keeps such a dx, it sent the lines to memory
+ * instead: the same dx 0.078 ms plain against 0.100 streamed (0.144 against 0.198 on one
+ * core). The block's write streams lie a plane apart: 32x32 and 36x36 planes
  * (64 and 81 KiB for 16 channels) ran level, 40x40 and 56x56 15-20% slower streamed. Only
  * where a vector is a whole line: a transposed block writes one vector per plane, and AVX2's
  * half lines, completed by the next block, ran 1.6-3x slower streamed (28x28 and 40x40). */
@@ -118,7 +121,7 @@ static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_
     return p->dtype == CG_F32 && step->vlen * 4 == 64 && plane % step->vlen == 0 &&
            step->item_rows * dims->in[2] % step->vlen == 0 &&
            step->vlen * plane * 4 <= TURNED_DX_STREAM_SPAN &&
-           p->n * p->c * plane * 4 > plan->target.l2_bytes;
+           p->n * p->c * (plane + cg_prod(dims->out, 3)) * 4 > plan->target.l3_bytes;
 }
 
 /* What the turned and flat steps share: one channel per group, the planes in place (dx: dy

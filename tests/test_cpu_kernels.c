@@ -757,8 +757,8 @@ static void test_depthwise_turned_kernels(void **state) {
 /* Turned depthwise dx with bands of whole vectors stored non-temporally: a target that claims
  * a 24 KiB L1 and a 4 KiB L2 cuts small f32 planes of whole vectors into several bands, each
  * a whole number of vectors (28x28 at stride 2 on AVX-512: bands of 4 rows where 6 would fit),
- * and streams them on AVX-512 (AVX2 takes the same bands with plain stores): bands with a short last one, 5x5 taps with asymmetric padding, two images
- * of 32 channels. */
+ * and with a 4 KiB L3 streams them on AVX-512 (AVX2 takes the same bands with plain stores):
+ * bands with a short last one, 5x5 taps with asymmetric padding, two images of 32 channels. */
 static void test_depthwise_turned_streams(void **state) {
     (void)state;
     static const char config[] =
@@ -773,7 +773,7 @@ static void test_depthwise_turned_streams(void **state) {
         "\"c\":16,\"k\":16,\"groups\":16,\"input\":[16,16],\"filter\":[5,5],\"stride\":[2,2],"
         "\"pad_lo\":[2,1],\"pad_hi\":[1,2]}]}";
     check_override_pack("depthwise_turned_streams", config, "{}",
-                        "CONVGRAD_L1_BYTES=24576 CONVGRAD_L2_BYTES=4096",
+                        "CONVGRAD_L1_BYTES=24576 CONVGRAD_L2_BYTES=4096 CONVGRAD_L3_BYTES=4096",
                         /* turned on every ISA; streamed with whole-vector bands on AVX-512
                          * (AVX2's vectors are half lines: plain stores), several bands each */
                         "[ $(ls %1$s/src/*dwtbwdd*.c | wc -l) -eq 9 ] || exit 1;"
