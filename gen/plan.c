@@ -61,6 +61,10 @@ int64_t cg_ws_alloc(cg_plan *plan, int64_t bytes) {
     return offset;
 }
 
+int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize) {
+    return plan->problem.n * plan->problem.c * pixels * esize > plan->target.l3_bytes;
+}
+
 int64_t cg_view_bytes(const cg_view *view) {
     return view->n * view->extent[0] * view->extent[1] * view->extent[2] * view->channels * 4;
 }

@@ -121,7 +121,7 @@ static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_
     return p->dtype == CG_F32 && step->vlen * 4 == 64 && plane % step->vlen == 0 &&
            step->item_rows * dims->in[2] % step->vlen == 0 &&
            step->vlen * plane * 4 <= TURNED_DX_STREAM_SPAN &&
-           p->n * p->c * (plane + cg_prod(dims->out, 3)) * 4 > plan->target.l3_bytes;
+           cg_planes_over_l3(plan, plane + cg_prod(dims->out, 3), 4);
 }
 
 /* What the turned and flat steps share: one channel per group, the planes in place (dx: dy

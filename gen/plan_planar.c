@@ -478,8 +478,7 @@ static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims
 static int depthwise_streams(const cg_plan *plan, const cg_step *step) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->dtype != CG_F32) return 0;
-    const int64_t planes = cg_prod(step->src.logical, 3) + cg_prod(step->dst.logical, 3);
-    return p->n * p->c * planes * 4 > plan->target.l3_bytes;
+    return cg_planes_over_l3(plan, cg_prod(step->src.logical, 3) + cg_prod(step->dst.logical, 3), 4);
 }
 
 /* Depthwise dx and dw in one problem both stream dy from memory: dy of S7 alone is 100 MB.

@@ -37,9 +37,7 @@
 
 /* Whether dx is larger than the L3: it then leaves by non-temporal stores. */
 static int dx_over_l3(const cg_plan *plan, const cg_dims *dims) {
-    const cg_problem *p = &plan->problem;
-    const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
-    return p->n * p->c * dims->in[1] * dims->in[2] * esize > plan->target.l3_bytes;
+    return cg_planes_over_l3(plan, dims->in[1] * dims->in[2], (int64_t)cg_dtype_size(plan->problem.dtype));
 }
 
 int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims) {

@@ -118,13 +118,6 @@ static inline cg_vec cg_vfma_lanes(cg_vec a, cg_vec b, cg_vec c, cg_lanes m) {
 }
 static inline cg_vec cg_vadd_lanes(cg_vec a, cg_vec b, cg_lanes m) { return _mm512_mask_add_ps(a, m, a, b); }
 
-/* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
- * a row read as two vectors. One two-source permute. */
-static inline cg_vec cg_veven(cg_vec a, cg_vec b) {
-    return _mm512_permutex2var_ps(
-        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
-}
-
 /* Lane l: lane 2l + k of the concatenation a:b (k a constant after inlining; lanes whose 2l + k
  * falls outside 0 .. 2*CG_VLEN-1 hold any value): a row's stride-2 columns shifted by k, for
  * every k out of the same two loads. One two-source permute. */
@@ -132,6 +125,10 @@ static inline __attribute__((always_inline)) cg_vec cg_vstride2(cg_vec a, cg_vec
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     return _mm512_permutex2var_ps(a, _mm512_add_epi32(even, _mm512_set1_epi32(k)), b);
 }
+
+/* a0 a2 a4 ... b0 b2 b4 ...: the even lanes of the concatenation a:b, the stride-2 columns of
+ * a row read as two vectors. */
+static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return cg_vstride2(a, b, 0); }
 
 /* Lane l: lane (l + k) mod w of l's own group of w lanes (w 8 or 16, k constants after
  * inlining): a row held in a vector (w 16) or two in its halves (w 8) moved by k columns, the

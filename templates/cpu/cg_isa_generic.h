@@ -143,9 +143,6 @@ static inline cg_vec cg_vkeep_mask(cg_vec v, uint32_t mask) {
 /* The low halves of a and b, a's first: two planes' short rows side by side. */
 static inline cg_vec cg_vjoin_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[1], b[0], b[1]}; }
 
-/* a0 a2 b0 b2: the even lanes of a:b. */
-static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
-
 /* Lane l: lane (l + k) mod w of l's own group of w lanes (w a power of 2 up to CG_VLEN). */
 static inline cg_vec cg_vslide(cg_vec v, int k, int w) {
     cg_vec r;
@@ -162,6 +159,9 @@ static inline cg_vec cg_vstride2(cg_vec a, cg_vec b, int k) {
     }
     return r;
 }
+
+/* a0 a2 b0 b2: the even lanes of a:b. */
+static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return cg_vstride2(a, b, 0); }
 
 /* a0 b0 a1 b1 ... from the low (lo) or high (hi) halves of a and b: joins the even and odd
  * phases of a stride-2 row. */
