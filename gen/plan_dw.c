@@ -144,9 +144,14 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
         if (runs > blocks) runs = blocks;
     }
     part->block_run = cg_ceil_div(blocks, runs);
+    /* x rows the block reads: a tap span per output row, the spans of neighbouring rows
+     * overlapping where the stride is below the span (a stride above it skips rows: ResNet's
+     * 1x1 stride-2 dw reads every other x row, and counting the skipped ones halved its row
+     * block, 512 <- 256 at 56x56 4.35 -> 4.15 ms with the block of 4 rows this allows) */
+    const int64_t span = dims->dilation[1] * (part->filter[1] - 1) + 1;
+    const int64_t step = dims->stride[1] < span ? dims->stride[1] : span;
     while (part->row_block > 1) {
-        const int64_t x_rows = dims->stride[1] * (part->row_block - 1) +
-                               dims->dilation[1] * (part->filter[1] - 1) + 1;
+        const int64_t x_rows = span + step * (part->row_block - 1);
         if (part->cin_g * x_rows * dims->in[2] * x_elem_bytes <= target->l2_bytes / 4) break;
         part->row_block--;
     }
