@@ -847,6 +847,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         weight_strides(v, p, s, problem_taps);
         set_tap_map(v, "TAP_MAP", s, taps);
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
+        cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
+        cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
         return "cpu/pack_w.c.in";
     }
     case CG_STEP_TO_CL:
