@@ -323,10 +323,12 @@ static void test_x_turned_wide_dw(void **state) {
 
 /* Dense dw with x read in place, work items of runs of output-channel blocks (row blocks
  * outermost, every block of the run inside), planned for a 16 KiB L2 (row blocks of one row
- * where a row's x passes a quarter of it): on one split, 1x1 with db, 200 channels in 5 blocks
- * of 3 vectors, the last of 8 lanes, in runs of 3 and 2, and 3x3 stride 2 with asymmetric
- * padding in bf16, 300 channels in 5 blocks of 4 vectors; two groups of 100 channels in 2
- * splits, one run of 3 blocks each. */
+ * where a row's x passes a quarter of it and the item's partial slice is within twice the
+ * L2): on one split, 1x1 with db, 200 channels in 5 blocks of 3 vectors, the last of 8 lanes,
+ * in runs of 3 and 2, and 3x3 stride 2 with asymmetric padding in bf16, 300 channels in 5
+ * blocks of 4 vectors (slices past twice the L2: whole-split row blocks); two groups of 100
+ * channels in 2 splits, one run of 3 blocks each; the bf16 3x3 stride 2 again on 4 input
+ * channels and rows of 180 (small slices, wide x rows: row blocks of one row, runs of 2). */
 static void test_dw_block_runs(void **state) {
     (void)state;
     static const char config[] =
@@ -338,7 +340,10 @@ static void test_dw_block_runs(void **state) {
         "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
         "{\"name\":\"runs_g2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":16,\"k\":200,\"groups\":2,\"input\":[6,7],\"filter\":[3,3],"
-        "\"pad\":[1,1]}]}";
+        "\"pad\":[1,1]},"
+        "{\"name\":\"runs_s2_rows\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":1,\"c\":4,\"k\":150,\"input\":[11,180],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}]}";
     check_override_pack("dw_block_runs", config, "{}", "CONVGRAD_L2_BYTES=16384",
                         "d=%s/src; test $(grep -l 'define BLOCK_RUN 3' $d/*bwdw*__avx512.c "
                         "| wc -l) -eq 3 && test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c "
