@@ -103,6 +103,23 @@ static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
     part->mr = (int)cg_ceil_div(part->cin_g, cg_ceil_div(part->cin_g, mr)); /* spread evenly */
 }
 
+/* Dense dw with x in place shares a row block's x rows (served from the L2) among a run of
+ * output-channel blocks, from 3 blocks on (x_planar_block_runs). Where blocks of the widest
+ * tile leave fewer (128 output channels: 2 blocks of 4 vectors), blocks of 2 vectors make 4,
+ * with a taller tile (13 x 2 on AVX-512): S5 (128 x 128 channels, 3x3 stride 2, 56x56) 8.86
+ * -> 8.39 ms alone, 8.32 -> 7.68 with its splits below (one core 16.28 -> 14.73); ResNet's
+ * 128 x 128 3x3 stride-1 dw at 28x28 3.87 -> 3.71 (7.50 -> 7.20). */
+static void run_sized_tile(const cg_target *target, cg_step *part) {
+    const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
+    const int64_t narrow = 2 * (int64_t)budget->vlen;
+    if (!part->x_planar || part->x_turned || part->nv <= 2 || target->force_mr > 0 ||
+        target->force_nv > 0 || cg_ceil_div(part->cout_g, part->nv * (int64_t)budget->vlen) >= 3 ||
+        cg_ceil_div(part->cout_g, narrow) < 3)
+        return;
+    part->nv = 2;
+    part->mr = cg_tile_mr(target->isa, 2, part->cin_g);
+}
+
 /* A turned dy row block is read once per tile of input channels and tap: a tile of mr input
  * channels loads one block vector per mr FMAs, 128 / mr bytes per cycle at two FMAs a cycle.
  * Under 4 channels (the first layer's 3 colour channels) that outruns what the L2 delivers,
@@ -126,19 +143,29 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * and the row block shrinks until its x rows (every input channel) fit a quarter of the L2.
  * One run (x read once per split) where the splits, rounded up to a multiple of the threads,
  * keep every thread busy: S8's 3 splits x 2 runs of 3 blocks 11.30 ms, 4 splits x 1 run 11.04
- * (two cores); else as many runs as make one item per thread. Two blocks read x twice at
- * most: S5's (128 channels) ran 1% slower in 4 splits of one run than in 3 of one block.
+ * (two cores); where the split factor leaves fewer items than threads, two splits a thread
+ * while their partials stay within a quarter of the L3, else as many runs as make one item
+ * per thread.
  * A forced split factor (overrides, the tuner's) is kept as it is. Returns the runs per
  * (split, group); sets block_run (and splits, row_block). */
 static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
-                                   int64_t blocks, int64_t x_elem_bytes) {
+                                   int64_t blocks, int64_t x_elem_bytes, int64_t split_bytes) {
     if (part->kind != CG_STEP_DW_PARTIAL || !part->x_planar || part->x_turned || blocks < 3)
         return blocks;
     const int64_t threads = target->threads;
+    const int64_t two_each = cg_ceil_div(2 * threads, part->groups);
     int64_t runs = 1;
     if (part->splits * part->groups >= threads) {
         const int64_t splits = cg_ceil_div(part->splits, threads) * threads;
         if (splits <= part->rows && target->force_splits <= 0) part->splits = splits;
+    } else if (target->force_splits <= 0 && two_each <= part->rows && target->l3_bytes > 0 &&
+               two_each * split_bytes <= target->l3_bytes / 4) {
+        /* fewer items than threads: splits (their partials summed back from the L3) rather
+         * than runs of fewer blocks, each run reading x again, two items a thread so that a
+         * slowed core does not hold the other. S5 in 13 x 2 tiles: one split in 2 runs 8.39
+         * ms, 2 splits 7.98, 4 splits 7.66, 8 splits 7.87; ResNet's 512 <- 128 1x1 dw at
+         * 28x28 (one split by the L2 cap, 6 blocks) 3.69 -> 3.43 ms. */
+        part->splits = two_each;
     } else {
         runs = cg_ceil_div(threads, part->splits * part->groups);
         if (runs > blocks) runs = blocks;
@@ -247,6 +274,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                target->force_nv <= 0) {
         narrow_turned_dy_tile(target->isa, part);
     }
+    if (kind == CG_STEP_DW_PARTIAL && with_weight) run_sized_tile(target, part);
     keep_dy_block_in_l1(target, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
@@ -259,7 +287,8 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                        : cg_split_factor(target, part->rows, dims->out[2], part->groups * blocks,
                                          split_bytes);
     const int64_t runs =
-        x_planar_block_runs(target, dims, part, blocks, (int64_t)cg_dtype_size(p->dtype));
+        x_planar_block_runs(target, dims, part, blocks, (int64_t)cg_dtype_size(p->dtype),
+                            split_bytes);
     plan->dw_splits = part->splits;
     if (with_weight) part->partial_offset = cg_ws_alloc(plan, part->splits * weight_floats * 4);
     if (with_bias) part->bias_offset = cg_ws_alloc(plan, part->splits * bias_floats * 4);

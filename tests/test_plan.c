@@ -1741,8 +1741,9 @@ static void test_winograd_dw(void **state) {
  * stride-2 dw at 56x56, 2 splits of all 8 blocks, row blocks of 4 (the 4 even x rows of 56 it
  * reads, not the 7 they span); its 3x3
  * stride-2 512 <- 512 dw at 14x14, one split: 2 runs of 4 blocks, whose 4.7 MiB partial slices
- * (past twice the L2) keep row blocks of all 56 rows; S5's two blocks keep one
- * block an item; x turned channels-last (64 input channels) has no blocks to run; a forced
+ * (past twice the L2) keep row blocks of all 56 rows; S5's 128 output channels in 4 blocks
+ * of 2 vectors (13 x 2 tiles), one split by the L2 cap raised to two a thread, each one run of
+ * all 4 blocks; x turned channels-last (64 input channels) has no blocks to run; a forced
  * split factor is kept. */
 static void test_dw_block_runs(void **state) {
     (void)state;
@@ -1753,7 +1754,7 @@ static void test_dw_block_runs(void **state) {
         {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4},
         {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 4, 2},
         {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 56, 2},
-        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 0, 19, 2},
+        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4},
         {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -3,7 +3,7 @@
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
  * plan:     step 2 of 2, reduce, phase -1, tile 6x8, 1 work items,
- *           isa generic, workspace 10464 bytes
+ *           isa generic, workspace 41856 bytes
  */
 #include "cg_isa_generic.h"
 
@@ -23,11 +23,11 @@
 #define COUT 20
 #define COUT_PAD 24
 #define TAPS 9
-#define SPLITS 1
+#define SPLITS 4
 #define WITH_WEIGHT 1
 #define WITH_BIAS 1
 #define PARTIAL_OFFSET 0
-#define BIAS_OFFSET 10368
+#define BIAS_OFFSET 41472
 #define G_STRIDE 0
 #define CO_STRIDE 108
 #define CI_STRIDE 9

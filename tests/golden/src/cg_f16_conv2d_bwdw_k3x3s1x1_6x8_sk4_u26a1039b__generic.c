@@ -2,8 +2,8 @@
  * template: templates/cpu/dw_partial.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 1 of 2, dw_partial, phase -1, tile 6x8, 2 work items,
- *           isa generic, workspace 10464 bytes
+ * plan:     step 1 of 2, dw_partial, phase -1, tile 6x8, 4 work items,
+ *           isa generic, workspace 41856 bytes
  */
 #include "cg_isa_generic.h"
 
@@ -66,14 +66,14 @@
 #define CIN 12
 #define COUT 20
 #define COUT_PAD 24
-#define SPLITS 1
+#define SPLITS 4
 #define ROWS 18
 #define WITH_BIAS 1
 #define PARTIAL_OFFSET 0
-#define BIAS_OFFSET 10368
+#define BIAS_OFFSET 41472
 #define MR 6
 #define ROW_BLOCK 18
-#define BLOCK_RUN 2 /* channel blocks per work item */
+#define BLOCK_RUN 3 /* channel blocks per work item */
 #define NV 2
 #define NR (NV * CG_VLEN)
 #define BLOCKS (COUT_PAD / NR)
@@ -290,7 +290,7 @@ static inline const void *dy_of_block(const char *dy, int64_t g, int64_t b) {
 }
 static inline int64_t width_of_block(int64_t b) { return b < BLOCKS - 1 ? NR : LAST_LANES; }
 
-void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_u26a1039b__generic(const cg_kernel_params *params, void *const *buffers) {
+void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_sk4_u26a1039b__generic(const cg_kernel_params *params, void *const *buffers) {
     const X_ELEM *x = (const X_ELEM *)((const char *)buffers[X_BUF] + X_OFFSET);
     const char *dy = (const char *)buffers[DY_BUF] + DY_OFFSET;
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
