@@ -93,12 +93,19 @@ static int x_turn_tile(const cg_target *target, const cg_dims *dims, const cg_st
  * 256 <- 512 at 28x28 4-6%, the three with 64 or 128 output channels from 256 or 512 inputs
  * level. A stride-2 row (the downsampling 1x1) lost 5%: its x broadcasts touch twice the lines,
  * so strided rows keep the widest tile. Only where 8 rows of one vector fewer still keep 24
- * accumulators (AVX-512); AVX2's 8 x 1 would leave the FMAs waiting on latency. */
+ * accumulators (AVX-512); AVX2's 8 x 1 would leave the FMAs waiting on latency. Nor where the
+ * narrower blocks pad more than an eighth of their lanes (64 output channels: blocks of 48 and
+ * 16, a third of them padding): on the Zen 5 machine ResNet's 256 -> 64 1x1 dw at 56x56 ran
+ * 1.98 -> 1.86 ms in the widest tile (found by convgrad tune); S8's 256 channels pad 32 of 288
+ * and keep the narrow one. */
 static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
     const int nv = part->nv - 1, mr = 8;
     const cg_isa_budget *budget = cg_isa_budget_of(isa);
     if (nv * mr < 24 || nv * mr + nv + budget->broadcast_needs_register > budget->registers)
         return;
+    const int64_t lanes = (int64_t)nv * budget->vlen;
+    const int64_t padded = cg_ceil_div(part->cout_g, lanes) * lanes;
+    if (8 * (padded - part->cout_g) > padded) return;
     part->nv = nv;
     part->mr = (int)cg_ceil_div(part->cin_g, cg_ceil_div(part->cin_g, mr)); /* spread evenly */
 }

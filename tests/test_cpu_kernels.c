@@ -324,11 +324,12 @@ static void test_x_turned_wide_dw(void **state) {
 /* Dense dw with x read in place, work items of runs of output-channel blocks (row blocks
  * outermost, every block of the run inside), planned for a 16 KiB L2 (row blocks of one row
  * where a row's x passes a quarter of it and the item's partial slice is within twice the
- * L2): on one split, 1x1 with db, 200 channels in 5 blocks of 3 vectors, the last of 8 lanes,
- * in runs of 3 and 2, and 3x3 stride 2 with asymmetric padding in bf16, 300 channels in 5
- * blocks of 4 vectors (slices past twice the L2: whole-split row blocks); two groups of 100
- * channels in 2 splits, one run of 3 blocks each; the bf16 3x3 stride 2 again on 4 input
- * channels and rows of 180 (small slices, wide x rows: row blocks of one row, runs of 2). */
+ * L2): on one split, 1x1 with db, 200 channels in 4 blocks of 4 vectors, the last of 8 lanes,
+ * in runs of 2, row blocks of one row; 3x3 stride 2 with asymmetric padding in bf16, 300
+ * channels in 5 blocks of 4 vectors, 4 splits of one run (slices past twice the L2:
+ * whole-split row blocks); two groups of 100 channels in blocks of 2 vectors, 2 splits, one
+ * run of 4 blocks each; the bf16 3x3 stride 2 again on 4 input channels and rows of 180
+ * (small slices, wide x rows: row blocks of one row), 150 channels in one run of 3 blocks. */
 static void test_dw_block_runs(void **state) {
     (void)state;
     static const char config[] =
@@ -345,9 +346,9 @@ static void test_dw_block_runs(void **state) {
         "\"layout\":\"NCHW\",\"n\":1,\"c\":4,\"k\":150,\"input\":[11,180],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}]}";
     check_override_pack("dw_block_runs", config, "{}", "CONVGRAD_L2_BYTES=16384",
-                        "d=%s/src; test $(grep -l 'define BLOCK_RUN 3' $d/*bwdw*__avx512.c "
-                        "| wc -l) -eq 3 && test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c "
-                        "| wc -l) -eq 2");
+                        "d=%s/src; test $(grep -l 'define BLOCK_RUN [2-5] ' $d/*bwdw*__avx512.c "
+                        "| wc -l) -eq 4 && grep -q 'define BLOCK_RUN 2 ' $d/*bwdw_k1x1*__avx512.c "
+                        "&& test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c | wc -l) -eq 2");
 }
 
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
