@@ -849,6 +849,13 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
+        int64_t tap_min = s->tap_map[0], tap_max = s->tap_map[0];
+        for (int64_t t = 1; t < taps; t++) {
+            if (s->tap_map[t] < tap_min) tap_min = s->tap_map[t];
+            if (s->tap_map[t] > tap_max) tap_max = s->tap_map[t];
+        }
+        cg_values_int(v, "TAP_MIN", tap_min);
+        cg_values_int(v, "TAP_MAX", tap_max);
         return "cpu/pack_w.c.in";
     }
     case CG_STEP_TO_CL:

@@ -116,15 +116,13 @@ static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
  * with a taller tile (13 x 2 on AVX-512): S5 (128 x 128 channels, 3x3 stride 2, 56x56) 8.86
  * -> 8.39 ms alone, 8.32 -> 7.68 with its splits below (one core 16.28 -> 14.73); ResNet's
  * 128 x 128 3x3 stride-1 dw at 28x28 3.87 -> 3.71 (7.50 -> 7.20). */
-static void run_sized_tile(const cg_target *target, cg_step *part) {
-    const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
-    const int64_t narrow = 2 * (int64_t)budget->vlen;
-    if (!part->x_planar || part->x_turned || part->nv <= 2 || target->force_mr > 0 ||
-        target->force_nv > 0 || cg_ceil_div(part->cout_g, part->nv * (int64_t)budget->vlen) >= 3 ||
-        cg_ceil_div(part->cout_g, narrow) < 3)
+static void run_sized_tile(cg_isa isa, cg_step *part) {
+    if (!part->x_planar || part->x_turned || part->nv <= 2 ||
+        cg_ceil_div(part->cout_g, (int64_t)part->nv * part->vlen) >= 3 ||
+        cg_ceil_div(part->cout_g, 2 * (int64_t)part->vlen) < 3)
         return;
     part->nv = 2;
-    part->mr = cg_tile_mr(target->isa, 2, part->cin_g);
+    part->mr = cg_tile_mr(isa, 2, part->cin_g);
 }
 
 /* A turned dy row block is read once per tile of input channels and tap: a tile of mr input
@@ -190,8 +188,7 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
      * the row block keeps its ~512 pixels. ResNet's 512 <- 512 3x3 stride-2 dw at 14x14
      * (4.7 MiB slices, 56 rows of 7): 5.54 -> 4.47 ms against row blocks of 4 rows; its
      * 256 <- 256 at 28x28 (1.2 MiB slices, partly in the L2) ran 3% slower so and keeps them. */
-    const int64_t slice_bytes = part->block_run * part->nv * part->vlen * part->cin_g *
-                                part->taps[0] * part->taps[1] * part->taps[2] * 4;
+    const int64_t slice_bytes = part->block_run * part->nv * part->vlen * part->cin_g * dims->taps * 4;
     while (part->row_block > 1 && slice_bytes <= 2 * target->l2_bytes) {
         const int64_t x_rows = span + step * (part->row_block - 1);
         if (part->cin_g * x_rows * dims->in[2] * x_elem_bytes <= target->l2_bytes / 4) break;
@@ -281,7 +278,9 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                target->force_nv <= 0) {
         narrow_turned_dy_tile(target->isa, part);
     }
-    if (kind == CG_STEP_DW_PARTIAL && with_weight) run_sized_tile(target, part);
+    if (kind == CG_STEP_DW_PARTIAL && with_weight && target->force_mr <= 0 &&
+        target->force_nv <= 0)
+        run_sized_tile(target->isa, part);
     keep_dy_block_in_l1(target, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;

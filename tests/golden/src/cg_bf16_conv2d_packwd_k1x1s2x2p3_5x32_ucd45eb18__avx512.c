@@ -42,6 +42,8 @@
 #define VECTOR_COPY (CO_STRIDE == 1 && NR % CG_VLEN == 0)
 
 static const int32_t tap_map[TAPS] = {4};
+#define TAP_MIN 4 /* the filter taps the step reads lie in [TAP_MIN, TAP_MAX] */
+#define TAP_MAX 4
 
 /* w lines the packing of input channel ci + PACK_AHEAD will read, prefetched while ci is
  * packed: a block's elements for one input channel are runs of lines (dx: a channel's taps
@@ -54,16 +56,10 @@ static const int32_t tap_map[TAPS] = {4};
 #define LINE_ELEMS (64 / (int64_t)sizeof(ELEM))
 static inline __attribute__((always_inline)) void prefetch_runs(const ELEM *at, int64_t channels) {
     if (CO_STRIDE > LINE_ELEMS || channels <= 0) return;
-    int32_t lo = tap_map[0], hi = tap_map[0];
-    for (int j = 1; j < TAPS; j++) {
-        lo = tap_map[j] < lo ? tap_map[j] : lo;
-        hi = tap_map[j] > hi ? tap_map[j] : hi;
-    }
     const int64_t run = CO_STRIDE * (channels - 1) + 1; /* one tap's elements */
-    if (F_STRIDE * (int64_t)(hi - lo) < CO_STRIDE) { /* every tap inside a channel's stride */
-        const ELEM *first = at + F_STRIDE * lo;
-        for (int64_t e = 0; e < run + F_STRIDE * (int64_t)(hi - lo); e += LINE_ELEMS)
-            __builtin_prefetch(first + e);
+    if (F_STRIDE * (TAP_MAX - TAP_MIN) < CO_STRIDE) { /* every tap inside a channel's stride */
+        for (int64_t e = 0; e < run + F_STRIDE * (TAP_MAX - TAP_MIN); e += LINE_ELEMS)
+            __builtin_prefetch(at + F_STRIDE * TAP_MIN + e);
         return;
     }
     for (int j = 0; j < TAPS; j++)
