@@ -145,12 +145,14 @@ static void set_row_copy(cg_template_values *v, const cg_problem *p, const cg_vi
     const char *t_inner = tensor_is_src ? "SRC_INNER_STRIDE" : "DST_INNER_STRIDE";
     const char *v_outer = tensor_is_src ? "DST_OUTER_STRIDE" : "SRC_OUTER_STRIDE";
     const char *v_inner = tensor_is_src ? "DST_INNER_STRIDE" : "SRC_INNER_STRIDE";
-    if (p->channels_last) { /* outer: pixel, inner: channel, both sides contiguous */
-        cg_values_int(v, "OUTER", pixels);
-        cg_values_int(v, "INNER", channels);
-        cg_values_int(v, t_outer, channels);
+    if (p->channels_last) { /* the row is one contiguous run on both sides: a flat loop
+                               * (as pixel x channel loops clang vectorized the pixels, with
+                               * gathers and scatters, 5x slower than a copy) */
+        cg_values_int(v, "OUTER", 1);
+        cg_values_int(v, "INNER", pixels * channels);
+        cg_values_int(v, t_outer, 0);
         cg_values_int(v, t_inner, 1);
-        cg_values_int(v, v_outer, channels);
+        cg_values_int(v, v_outer, 0);
         cg_values_int(v, v_inner, 1);
     } else { /* outer: channel, inner: pixel, contiguous on the tensor */
         cg_values_int(v, "OUTER", channels);
@@ -160,6 +162,29 @@ static void set_row_copy(cg_template_values *v, const cg_problem *p, const cg_vi
         cg_values_int(v, v_outer, 1);
         cg_values_int(v, v_inner, channels);
     }
+}
+
+/* The pixels [*lo, *hi) of a row of count whose taps all read inside a source row of extent
+ * (pixel h's taps read base + h * step up to reach further); the pixels outside take checked
+ * paths in the kernel (an unpadded in-place view). */
+static void interior_range(int64_t base, int64_t step, int64_t reach, int64_t extent,
+                           int64_t count, int64_t *lo, int64_t *hi) {
+    *lo = *hi = count;
+    for (int64_t h = 0; h < count; h++) {
+        const int64_t first = base + h * step;
+        if (first < 0 || first + reach >= extent) continue;
+        if (*lo == count) *lo = h;
+        *hi = h + 1;
+    }
+}
+
+/* COL_LO, COL_HI: the output columns of a direct step whose every tap reads inside its view. */
+static void set_interior_columns(cg_template_values *v, const cg_step *s) {
+    int64_t lo, hi;
+    interior_range(s->src.origin[2] + s->in_first[2], s->in_step[2],
+                   (s->taps[2] - 1) * s->in_dil[2], s->src.extent[2], s->count[2], &lo, &hi);
+    cg_values_int(v, "COL_LO", lo);
+    cg_values_int(v, "COL_HI", hi);
 }
 
 /* The per-dim tap offsets of a planar step, as TAPS and OFF0..2 lists. */
@@ -833,6 +858,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_view(v, "DST", &s->dst);
         cg_values_int(v, "CHANNELS", s->cout_g);
         set_conv_geometry(v, s);
+        set_interior_columns(v, s);
         return "cpu/depthwise.c.in";
     case CG_STEP_PACK_W: {
         int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
@@ -926,6 +952,13 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             set_triple(v, "DIL", s->dilation);
             set_triple(v, "TAPS", s->taps);
             cg_values_int(v, "WITH_BIAS", s->with_bias);
+            if (s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL) {
+                int64_t lo, hi;
+                interior_range(base[2], s->stride[2], (s->taps[2] - 1) * s->dilation[2],
+                               s->src.extent[2], s->out[2], &lo, &hi);
+                cg_values_int(v, "O2_LO", lo);
+                cg_values_int(v, "O2_HI", hi);
+            }
             cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         }
         set_view(v, "DY", &s->src2);

@@ -286,6 +286,16 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     /* Stride phases first: their reads fix how much zero padding the dy view needs. */
     int64_t dy_pad_lo[3] = {0, 0, 0}, dy_pad_hi[3] = {0, 0, 0};
     if (want_dx) cg_plan_phases(plan, &dims, dy_pad_lo, dy_pad_hi);
+    /* Depthwise kernels skip the taps that fall outside an unpadded view (depthwise.c.in,
+     * dw_depthwise_partial.c.in), so f32 channels-last tensors are read in place instead of
+     * copied with their padding: the copy was a second pass over the tensor, and with it
+     * MobileNet's 112x112 32-channel dx (12.8 MB a tensor) no longer fitted the L3. */
+    const int unpadded = cg_is_depthwise(p) && p->channels_last && p->dtype == CG_F32 &&
+                         plan->target.isa != CG_ISA_GLSL;
+    if (unpadded) {
+        memset(dy_pad_lo, 0, sizeof dy_pad_lo);
+        memset(dy_pad_hi, 0, sizeof dy_pad_hi);
+    }
 
     cg_view x_view, dy_view;
     int need_x = want_fwd || (p->ops & CG_OP_BWD_WEIGHT);
@@ -307,7 +317,8 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     if (need_x && x_in_place) {
         cg_planar_plane_view(&x_view, CG_T_X, p->n, p->c, dims.in);
     } else if (need_x) {
-        cg_view_init(&x_view, p->n, p->c, dims.in, dims.pad_lo, dims.pad_hi);
+        cg_view_init(&x_view, p->n, p->c, dims.in, unpadded ? NULL : dims.pad_lo,
+                     unpadded ? NULL : dims.pad_hi);
         if ((status = place_input(plan, &x_view, CG_T_X, msg)) != CG_OK) return status;
     }
     /* ... and dy too when no dx shares its view: the kernel turns each block of rows into

@@ -148,8 +148,15 @@ static int true_pairs(const geo *g, const int64_t x[3], int64_t *codes) {
     return n;
 }
 
+static int view_unpadded(const cg_view *view) {
+    for (int i = 0; i < 3; i++)
+        if (view->extent[i] != view->logical[i]) return 0;
+    return 1;
+}
+
 /* The pairs a CONV step feeds into its output index hh, checking that every dy read stays
- * inside the dy view's stored (padded) extent. */
+ * inside the dy view's stored (padded) extent; a depthwise step on an unpadded view (read in
+ * place) skips the taps outside it instead. */
 static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64_t *codes,
                       const char *name) {
     int n = 0;
@@ -161,7 +168,8 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
                 for (int i = 0; i < 3; i++) {
                     int64_t o = s->in_first[i] + s->in_step[i] * hh[i] + s->in_dil[i] * j[i];
                     int64_t stored = s->src.origin[i] + o;
-                    if (stored < 0 || stored >= s->src.extent[i])
+                    if ((stored < 0 || stored >= s->src.extent[i]) &&
+                        !(s->kind == CG_STEP_DEPTHWISE && view_unpadded(&s->src)))
                         fail_msg("%s: phase %d reads dy %lld outside the padded view in dim %d",
                                  name, s->phase_id, (long long)o, i);
                     inside = inside && o >= 0 && o < g->out[i];
@@ -1280,6 +1288,36 @@ static void test_paired_depthwise(void **state) {
     free(plan);
 }
 
+/* f32 channels-last depthwise problems read x and dy in place, without zero padding (the
+ * kernels skip the taps outside); 16-bit ones and the Vulkan plans keep the padded copy. */
+static void test_depthwise_in_place(void **state) {
+    (void)state;
+    cg_problem p = parse("fwd-bwdd-bwdw_f32_nhwc_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    cg_plan *plan = plan_for(&p, &base_target);
+    assert_null(find_kind(plan, CG_STEP_TO_CL));
+    const cg_step *dx = NULL;
+    for (int i = 0; i < plan->step_count; i++)
+        if (plan->steps[i].kind == CG_STEP_DEPTHWISE && plan->steps[i].role == CG_ROLE_BWD_DATA)
+            dx = &plan->steps[i];
+    assert_non_null(dx);
+    assert_int_equal(dx->src.buffer, CG_T_DY);
+    assert_true(view_unpadded(&dx->src));
+    const cg_step *part = find_kind(plan, CG_STEP_DW_DEPTHWISE_PARTIAL);
+    assert_int_equal(part->src.buffer, CG_T_X);
+    assert_true(view_unpadded(&part->src));
+    free(plan);
+
+    cg_problem half = parse("bwdd_f16_nhwc_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    plan = plan_for(&half, &base_target);
+    assert_non_null(find_kind(plan, CG_STEP_TO_CL));
+    free(plan);
+    cg_target glsl = base_target;
+    glsl.isa = CG_ISA_GLSL;
+    plan = plan_for(&p, &glsl);
+    assert_non_null(find_kind(plan, CG_STEP_TO_CL));
+    free(plan);
+}
+
 static void test_planar_dw(void **state) {
     (void)state;
     static const char *const in_place[] = {
@@ -2220,6 +2258,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
+        cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
         cmocka_unit_test(test_narrow_dw_tile_row_block),

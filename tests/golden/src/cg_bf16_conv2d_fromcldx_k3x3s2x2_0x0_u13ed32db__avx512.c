@@ -22,11 +22,11 @@
 #define DST_N_STRIDE 1800
 #define DST_STRIDE0 1800
 #define DST_STRIDE1 200
-#define OUTER 10
-#define INNER 20
-#define SRC_OUTER_STRIDE 20
+#define OUTER 1
+#define INNER 200
+#define SRC_OUTER_STRIDE 0
 #define SRC_INNER_STRIDE 1
-#define DST_OUTER_STRIDE 20
+#define DST_OUTER_STRIDE 0
 #define DST_INNER_STRIDE 1
 
 void cg_bf16_conv2d_fromcldx_k3x3s2x2_0x0_u13ed32db__avx512(const cg_kernel_params *params, void *const *buffers) {

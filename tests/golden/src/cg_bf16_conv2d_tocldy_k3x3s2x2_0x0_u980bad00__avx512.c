@@ -25,11 +25,11 @@
 #define SRC_N_STRIDE 450
 #define SRC_STRIDE0 450
 #define SRC_STRIDE1 90
-#define OUTER 5
-#define INNER 18
-#define SRC_OUTER_STRIDE 18
+#define OUTER 1
+#define INNER 90
+#define SRC_OUTER_STRIDE 0
 #define SRC_INNER_STRIDE 1
-#define DST_OUTER_STRIDE 18
+#define DST_OUTER_STRIDE 0
 #define DST_INNER_STRIDE 1
 
 void cg_bf16_conv2d_tocldy_k3x3s2x2_0x0_u980bad00__avx512(const cg_kernel_params *params, void *const *buffers) {
