@@ -358,6 +358,22 @@ static void chain_weight_packs(cg_plan *plan) {
     }
 }
 
+/* The stride phases of a depthwise dx read the same dy rows, row for row (an item is an
+ * output row of its phase): where they have as many rows, they run as one chain, item by
+ * item (CPU), so that each dy row comes from beyond the L2 once, not once per phase, and the
+ * phases' dx rows are written together. Needs the steps in their final order. */
+static void chain_depthwise_phases(cg_plan *plan) {
+    if (plan->target.isa == CG_ISA_GLSL) return;
+    for (int i = 1; i < plan->step_count; i++) {
+        cg_step *s = &plan->steps[i];
+        const cg_step *before = &plan->steps[i - 1];
+        if (s->kind == CG_STEP_DEPTHWISE && before->kind == CG_STEP_DEPTHWISE &&
+            s->role == CG_ROLE_BWD_DATA && before->role == CG_ROLE_BWD_DATA && s->concurrent &&
+            s->work_items == before->work_items)
+            s->paired = 1;
+    }
+}
+
 void cg_plan_close_regions(cg_plan *plan) {
     /* Stable insertion sort by region: steps were appended per op, regions interleaved. */
     cg_step held;
@@ -375,6 +391,7 @@ void cg_plan_close_regions(cg_plan *plan) {
         plan->steps[i].concurrent = i > 0 && cg_step_region(plan->steps[i - 1].kind) == region;
     }
     chain_weight_packs(plan);
+    chain_depthwise_phases(plan);
 }
 
 int cg_step_region(cg_step_kind kind) {

@@ -1301,6 +1301,15 @@ static void test_depthwise_in_place(void **state) {
             dx = &plan->steps[i];
     assert_non_null(dx);
     assert_int_equal(dx->src.buffer, CG_T_DY);
+    /* the four phases (10 rows each) run as one chain, item by item */
+    int phases = 0, paired = 0;
+    for (int i = 0; i < plan->step_count; i++)
+        if (plan->steps[i].kind == CG_STEP_DEPTHWISE && plan->steps[i].role == CG_ROLE_BWD_DATA) {
+            phases++;
+            paired += plan->steps[i].paired;
+        }
+    assert_int_equal(phases, 4);
+    assert_int_equal(paired, 3);
     assert_true(view_unpadded(&dx->src));
     const cg_step *part = find_kind(plan, CG_STEP_DW_DEPTHWISE_PARTIAL);
     assert_int_equal(part->src.buffer, CG_T_X);
