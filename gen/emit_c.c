@@ -958,6 +958,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                                s->src.extent[2], s->out[2], &lo, &hi);
                 cg_values_int(v, "O2_LO", lo);
                 cg_values_int(v, "O2_HI", hi);
+                cg_values_int(v, "TAPS_HELD", s->taps_held);
+                cg_values_int(v, "ROW_BLOCK", s->row_block);
+                cg_values_int(v, "BLOCK_RUN", s->block_run);
             }
             cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         }

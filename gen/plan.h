@@ -149,6 +149,8 @@ typedef struct cg_step {
     int x_turned;             /* DW_PARTIAL (x_planar and dy_planar): x rows turned channels-
                                  last on the stack, dy broadcast from its planes (dw_xturn) */
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
+    int taps_held;            /* DW_DEPTHWISE_PARTIAL: every tap's accumulators held in
+                                 registers across the item's rows (else a filter row's, per row) */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */
     int32_t col_offset[CG_MAX_TAPS];

@@ -187,6 +187,11 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         put_int(b, obj, "row_block", s->row_block);
         if (s->block_run > 0) put_int(b, obj, "block_run", s->block_run);
     }
+    if (s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL) {
+        put_bool(b, obj, "taps_held", s->taps_held);
+        put_int(b, obj, "row_block", s->row_block);
+        put_int(b, obj, "block_run", s->block_run);
+    }
     put_int(b, obj, "splits", s->splits);
     put_int(b, obj, "rows", s->rows);
     put_int(b, obj, "partial_offset", s->partial_offset);
