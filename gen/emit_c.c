@@ -959,6 +959,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 cg_values_int(v, "O2_LO", lo);
                 cg_values_int(v, "O2_HI", hi);
                 cg_values_int(v, "TAPS_HELD", s->taps_held);
+                cg_values_int(v, "X_STAGED", s->x_staged);
                 cg_values_int(v, "ROW_BLOCK", s->row_block);
                 cg_values_int(v, "BLOCK_RUN", s->block_run);
             }

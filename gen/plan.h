@@ -151,6 +151,8 @@ typedef struct cg_step {
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
     int taps_held;            /* DW_DEPTHWISE_PARTIAL: every tap's accumulators held in
                                  registers across the item's rows (else a filter row's, per row) */
+    int x_staged;             /* DW_DEPTHWISE_PARTIAL (taps_held): a block's x rows staged on
+                                 the stack, zero-padded, a ring of them */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */
     int32_t col_offset[CG_MAX_TAPS];

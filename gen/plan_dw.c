@@ -132,6 +132,21 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
         part->nv--;
 }
 
+/* Where every tap is held, a 1-D or 2-D depthwise dw with pixels of 2 KiB and more (512
+ * channels) reads x through rows staged on the stack (dw_depthwise_partial.c.in says why), as
+ * long as the ring of staged rows takes at most half the L1. MobileNet's NHWC dw at 7x7 with
+ * 1024 channels 0.054 -> 0.047 ms, at 14x14 with 512 0.083 -> 0.065 (stride 2: 0.046 ->
+ * 0.037); at 28x28 with 256 channels, 1 KiB pixels, staging was the slower (0.135 -> 0.168
+ * ms, stride 2 0.065 -> 0.071). */
+static int depthwise_x_staged(const cg_target *target, const cg_dims *dims, const cg_step *part) {
+    if (!part->taps_held || dims->in[0] != 1 || dims->filter[0] != 1 || part->cout_g * 4 < 2048)
+        return 0;
+    const int64_t ring = dims->dilation[1] * (dims->filter[1] - 1) + 1;
+    const int64_t width = dims->stride[2] * (dims->out[2] - 1) +
+                          dims->dilation[2] * (dims->filter[2] - 1) + 1;
+    return ring * width * part->nv * part->vlen * 4 <= target->l1_bytes / 2;
+}
+
 /* A depthwise dw item takes a run of channel blocks over its split's rows, a block of rows
  * at a time, the run's blocks inside: one block walking every row of its split alone fetched
  * a few lines per pixel from beyond the L2, a page apart at 1024 channels (the L2 streamer
@@ -306,9 +321,10 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     }
     const cg_target *target = &plan->target;
     part->nv = target->force_nv > 0 ? target->force_nv : cg_tile_nv(target->isa, part->cout_g);
-    if (kind == CG_STEP_DW_DEPTHWISE_PARTIAL && target->isa != CG_ISA_GLSL)
-        depthwise_tap_registers(target->isa, taps, dims->filter[2],
-                                target->force_nv, part);
+    if (kind == CG_STEP_DW_DEPTHWISE_PARTIAL && target->isa != CG_ISA_GLSL) {
+        depthwise_tap_registers(target->isa, taps, dims->filter[2], target->force_nv, part);
+        part->x_staged = depthwise_x_staged(target, dims, part);
+    }
     part->mr = kind != CG_STEP_DW_PARTIAL ? 1
                : target->force_mr > 0     ? target->force_mr
                                           : cg_tile_mr(target->isa, part->nv, part->cin_g);

@@ -189,6 +189,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
     }
     if (s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL) {
         put_bool(b, obj, "taps_held", s->taps_held);
+        put_bool(b, obj, "x_staged", s->x_staged);
         put_int(b, obj, "row_block", s->row_block);
         put_int(b, obj, "block_run", s->block_run);
     }

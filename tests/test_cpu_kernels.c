@@ -351,6 +351,28 @@ static void test_dw_block_runs(void **state) {
                         "&& test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c | wc -l) -eq 2");
 }
 
+/* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the
+ * families' small channel counts), channels-last f32, each CPU ISA: 3x3 with db on 520
+ * channels (a ragged last block), row dilation 2 (a ring of 5 rows) with stride 2 along the
+ * row and asymmetric padding, and a 1-D row of 600 channels (a ring of one row). */
+static void test_depthwise_dw_staged(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"staged_bias\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":520,\"k\":520,\"groups\":520,\"input\":[5,6],"
+        "\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"staged_dil\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":512,\"k\":512,\"groups\":512,\"input\":[7,9],\"filter\":[3,3],"
+        "\"stride\":[1,2],\"dilation\":[2,1],\"pad_lo\":[2,0],\"pad_hi\":[1,2]},"
+        "{\"name\":\"staged_line\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NWC\","
+        "\"n\":2,\"c\":600,\"k\":600,\"groups\":600,\"input\":[13],\"filter\":[5],"
+        "\"stride\":[2],\"pad\":[2]}]}";
+    check_override_pack("depthwise_dw_staged", config, "{}", NULL,
+                        "d=%s/src; test $(grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | wc -l) "
+                        "-eq 9");
+}
+
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
  * only large problems plan it, on small ones. Fused: a target that claims a 96 KiB L2 makes
  * chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows and
@@ -1009,6 +1031,7 @@ int main(void) {
         cmocka_unit_test(test_winograd_dw_chunks),
         cmocka_unit_test(test_x_turned_wide_dw),
         cmocka_unit_test(test_dw_block_runs),
+        cmocka_unit_test(test_depthwise_dw_staged),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),
