@@ -984,14 +984,17 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "X_C", s->src.channels);
             const int64_t nr = (int64_t)s->nv * s->vlen;
             const int64_t dy_plane = s->src2.extent[0] * s->src2.extent[1] * s->src2.extent[2];
-            cg_values_int(v, "DY_C", s->dy_planar ? nr : s->src2.channels);
+            cg_values_int(v, "DY_C", s->dy_planar || s->dy_staged ? nr : s->src2.channels);
+            cg_values_int(v, "DY_STAGED", s->dy_staged);
+            cg_values_int(v, "DY_SRC_C", s->src2.channels);
             cg_values_int(v, "DY_PLANAR", s->dy_planar);
             cg_values_set(v, "DY_ELEM", "%s", s->dy_planar ? elem_type(p->dtype) : "float");
             cg_values_set(v, "LOAD_DY", "%s", s->dy_planar ? load_fn(p->dtype) : "cg_ld_f32");
             cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", s->dy_planar ? vec_suffix(p->dtype) : "");
             cg_values_int(v, "DY_PLANE", dy_plane);
             cg_values_int(v, "DY_N_STRIDE", s->src2.channels * dy_plane);
-            cg_values_int(v, "DY_BLOCK_FLOATS", s->dy_planar ? s->row_block * s->out[2] * nr : 1);
+            cg_values_int(v, "DY_BLOCK_FLOATS",
+                          s->dy_planar || s->dy_staged ? s->row_block * s->out[2] * nr : 1);
             cg_values_int(v, "GROUPS", s->groups);
             cg_values_int(v, "CIN", s->cin_g);
             cg_values_int(v, "COUT", s->cout_g);

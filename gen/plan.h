@@ -149,6 +149,8 @@ typedef struct cg_step {
     int x_turned;             /* DW_PARTIAL (x_planar and dy_planar): x rows turned channels-
                                  last on the stack, dy broadcast from its planes (dw_xturn) */
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
+    int dy_staged;            /* DW_PARTIAL: a channels-last dy view copied per row block into
+                                 a contiguous block on the stack */
     int taps_held;            /* DW_DEPTHWISE_PARTIAL: every tap's accumulators held in
                                  registers across the item's rows (else a filter row's, per row) */
     int x_staged;             /* DW_DEPTHWISE_PARTIAL (taps_held): a block's x rows staged on
