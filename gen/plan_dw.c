@@ -202,10 +202,12 @@ static void run_sized_tile(cg_isa isa, cg_step *part) {
  * block of rows on the stack, half the L1 at most, contiguous, it stays in the L1 for all the
  * tiles: ResNet's NHWC 1x1 dw 128 <- 256 at 56x56 5.85 -> 5.05 ms, 512 <- 256 stride 2 5.26
  * -> 4.00, 2048 <- 1024 stride 2 4.75 -> 4.35 (copied into the default ~512-pixel blocks,
- * past the L1: 5.17, 5.05, 4.49). */
-static void stage_channels_last_dy(const cg_target *target, cg_step *part) {
+ * past the L1: 5.17, 5.05, 4.49). The copy pays where a row block serves 16 tiles and more
+ * (tiles of input channels x taps): 256 <- 64 at 56x56, 11 tiles in blocks of one row, ran
+ * 2.53 -> 2.84 ms so. */
+static void stage_channels_last_dy(const cg_target *target, int64_t taps, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || part->dy_planar || part->x_turned ||
-        target->isa == CG_ISA_GLSL)
+        target->isa == CG_ISA_GLSL || cg_ceil_div(part->cin_g, part->mr) * taps < 16)
         return;
     part->dy_staged = 1;
     const int64_t row_bytes = part->out[2] * (int64_t)part->nv * part->vlen * 4;
@@ -375,7 +377,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
         target->force_nv <= 0)
         run_sized_tile(target->isa, part);
     keep_dy_block_in_l1(target, part);
-    stage_channels_last_dy(target, part);
+    stage_channels_last_dy(target, dims->taps, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
     const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;
