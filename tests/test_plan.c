@@ -1202,7 +1202,10 @@ static void test_narrow_turned_dy_tile(void **state) {
         {"bwdw_f32_nchw_g1mb2ic19oc53_i6x11_o3x10_f3x2_s2x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 5, 4},
         {"bwdw_f32_nchw_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
         {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
-        {"bwdw_f32_nhwc_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
+        /* channels-last: not the narrow tile, the wide rows' 2-vector one (wide_row_tile) */
+        {"bwdw_f32_nhwc_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 14, 2},
+        {"bwdw_f32_nhwc_g1mb32ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
+        {"bwdw_f32_nhwc_g1mb32ic16oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
         {"bwdw_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX2, 6, 2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -47,6 +47,9 @@
 #define DY_PLANE 99     /* elements of one dy channel plane */
 #define DY_N_STRIDE 1980
 #define DY_BLOCK_FLOATS 6336
+#define DY_STAGED 0 /* dy channels-last, each row block's rows of the block copied
+                                   into dy_block [row][pixel][NR] first */
+#define DY_SRC_C 20   /* elements between dy pixels in the tensor's view */
 #define DY_ORIGIN0 0
 #define DY_ORIGIN1 0
 #define DY_ORIGIN2 0
@@ -94,7 +97,7 @@ static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, c
 /* Row r of the reduction's dy (the row block starting at r0 when DY_PLANAR). */
 static inline __attribute__((always_inline)) const float *dy_row_of(const float *dy, int64_t r,
                                                                     int64_t r0) {
-    if (DY_PLANAR) return dy + (r - r0) * OUT2 * NR;
+    if (DY_PLANAR || DY_STAGED) return dy + (r - r0) * OUT2 * NR;
     const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
     return dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 + DY_ORIGIN2) *
                     DY_C;
@@ -118,6 +121,23 @@ static void turn_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, int64_t kw, flo
         }
         for (int64_t c = c0; c < kw; c++)
             for (int64_t x = 0; x < OUT2; x++) row[x * NR + c] = LOAD_DY(in, c * DY_PLANE + x);
+    }
+}
+
+/* DY_STAGED: dy rows [r0, r1) of the block's channels [0, kw) (a channels-last view) ->
+ * dy_block[row][pixel][NR]. */
+static void copy_rows(const float *dy, int64_t r0, int64_t r1, const int nv, const int lanes,
+                      float *dy_block) {
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
+        const float *in = dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 +
+                                DY_ORIGIN2) * DY_SRC_C;
+        float *row = dy_block + (r - r0) * OUT2 * NR;
+        for (int64_t x = 0; x < OUT2; x++)
+            for (int v = 0; v < nv; v++)
+                cg_vstore(row + x * NR + v * CG_VLEN,
+                          load_lanes(in + x * DY_SRC_C + v * CG_VLEN, v < nv - 1 || lanes == CG_VLEN,
+                                     lanes));
     }
 }
 
@@ -261,6 +281,10 @@ static inline __attribute__((always_inline)) void row_block(
     dy_prefetch ahead;
     const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per row block */
     const float *rows = (const float *)dy;
+    if (DY_STAGED) {
+        copy_rows((const float *)dy, r0, r1, nv, lanes, dy_block);
+        rows = dy_block;
+    }
     if (DY_PLANAR) {
         turn_rows((const DY_ELEM *)dy, r0, r1, (nv - 1) * CG_VLEN + lanes, dy_block);
         rows = dy_block;
