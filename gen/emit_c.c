@@ -205,6 +205,25 @@ static const char *vec_suffix(cg_dtype dtype) {
     return dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
 }
 
+/* A view's storage type: the problem's own on one of its tensors (read or written in place),
+ * f32 in the workspace. */
+static cg_dtype view_dtype(const cg_problem *p, const cg_view *view) {
+    return view->buffer == CG_BUF_WORKSPACE ? CG_F32 : p->dtype;
+}
+
+/* PREFIX_ELEM and the vector loads (PREFIX_LOADV, PREFIX_LOADV_RANGE) or stores (PREFIX_STOREV,
+ * PREFIX_STOREV_RANGE) of a view in its storage type (cg_isa_*.h, cg_isa_shared.h). */
+static void set_view_vectors(cg_template_values *v, const char *prefix, cg_dtype dtype,
+                             int stores) {
+    char key[32];
+    snprintf(key, sizeof key, "%s_ELEM", prefix);
+    cg_values_set(v, key, "%s", elem_type(dtype));
+    snprintf(key, sizeof key, "%s_%s", prefix, stores ? "STOREV" : "LOADV");
+    cg_values_set(v, key, "cg_v%s%s", stores ? "store" : "load", vec_suffix(dtype));
+    snprintf(key, sizeof key, "%s_%s_RANGE", prefix, stores ? "STOREV" : "LOADV");
+    cg_values_set(v, key, "cg_v%s_range%s", stores ? "store" : "load", vec_suffix(dtype));
+}
+
 /* Storage of a dw kernel that turns x channels-last on its stack and reads dy in place. */
 static void set_turned_operands(cg_template_values *v, cg_dtype dtype) {
     cg_values_set(v, "X_ELEM", "%s", elem_type(dtype));
@@ -859,6 +878,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CHANNELS", s->cout_g);
         set_conv_geometry(v, s);
         set_interior_columns(v, s);
+        set_view_vectors(v, "SRC", view_dtype(p, &s->src), 0);
+        set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         return "cpu/depthwise.c.in";
     case CG_STEP_PACK_W: {
         int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
@@ -924,6 +945,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     }
     case CG_STEP_ZERO_FILL:
         cg_values_set(v, "DST_BUF", "%s", buffer_symbol(s->dst.buffer));
+        cg_values_set(v, "ELEM", "%s", elem_type(view_dtype(p, &s->dst)));
         cg_values_int(v, "DST_OFFSET", s->dst.offset);
         set_triple(v, "E", s->dst.extent);
         cg_values_int(v, "CHANNELS", s->dst.channels);
@@ -959,6 +981,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 cg_values_int(v, "O2_LO", lo);
                 cg_values_int(v, "O2_HI", hi);
                 cg_values_int(v, "TAPS_HELD", s->taps_held);
+                set_view_vectors(v, "X", view_dtype(p, &s->src), 0);
+                set_view_vectors(v, "DY", view_dtype(p, &s->src2), 0);
                 cg_values_int(v, "X_STAGED", s->x_staged);
                 cg_values_int(v, "ROW_BLOCK", s->row_block);
                 cg_values_int(v, "BLOCK_RUN", s->block_run);

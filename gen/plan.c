@@ -145,11 +145,24 @@ static void plan_reorder(const cg_plan *plan, cg_step *step, const cg_view *view
                                        : view->n * rows[0] * rows[1];
 }
 
+/* Depthwise kernels on the CPU (depthwise.c.in, dw_depthwise_partial.c.in) read and write
+ * channels-last tensors of every storage type in place, converting in registers, and skip
+ * the taps outside an unpadded view: their views carry no zero padding and no copy. (db
+ * without dw runs on the f32 db kernel: a 16-bit dy is copied for it.) */
+static int depthwise_in_place(const cg_plan *plan) {
+    const cg_problem *p = &plan->problem;
+    const int db_alone = (p->ops & CG_OP_BWD_BIAS) && !(p->ops & CG_OP_BWD_WEIGHT);
+    return cg_is_depthwise(p) && p->channels_last && plan->target.isa != CG_ISA_GLSL &&
+           (p->dtype == CG_F32 || !db_alone);
+}
+
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
- * channels-last, else in the workspace behind a TO_CL step. */
+ * channels-last (any storage type for the depthwise kernels), else in the workspace behind a
+ * TO_CL step. */
 static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, char *msg) {
     const cg_problem *p = &plan->problem;
-    if (p->channels_last && p->dtype == CG_F32 && !cg_view_padded(view)) {
+    if (p->channels_last && (p->dtype == CG_F32 || depthwise_in_place(plan)) &&
+        !cg_view_padded(view)) {
         view->buffer = tensor;
         view->offset = 0;
         return CG_OK;
@@ -165,10 +178,11 @@ static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, cha
     return CG_OK;
 }
 
-/* Output views: computed in place when the problem's tensor is f32 channels-last. */
+/* Output views: computed in place when the problem's tensor is f32 channels-last (any
+ * storage type for the depthwise kernels). */
 void cg_place_output(cg_plan *plan, cg_view *view, cg_tensor tensor) {
     const cg_problem *p = &plan->problem;
-    if (p->channels_last && p->dtype == CG_F32) {
+    if (p->channels_last && (p->dtype == CG_F32 || depthwise_in_place(plan))) {
         view->buffer = tensor;
         view->offset = 0;
     } else {
@@ -287,11 +301,10 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     int64_t dy_pad_lo[3] = {0, 0, 0}, dy_pad_hi[3] = {0, 0, 0};
     if (want_dx) cg_plan_phases(plan, &dims, dy_pad_lo, dy_pad_hi);
     /* Depthwise kernels skip the taps that fall outside an unpadded view (depthwise.c.in,
-     * dw_depthwise_partial.c.in), so f32 channels-last tensors are read in place instead of
+     * dw_depthwise_partial.c.in), so channels-last tensors are read in place instead of
      * copied with their padding: the copy was a second pass over the tensor, and with it
      * MobileNet's 112x112 32-channel dx (12.8 MB a tensor) no longer fitted the L3. */
-    const int unpadded = cg_is_depthwise(p) && p->channels_last && p->dtype == CG_F32 &&
-                         plan->target.isa != CG_ISA_GLSL;
+    const int unpadded = depthwise_in_place(plan);
     if (unpadded) {
         memset(dy_pad_lo, 0, sizeof dy_pad_lo);
         memset(dy_pad_hi, 0, sizeof dy_pad_hi);

@@ -1291,8 +1291,8 @@ static void test_paired_depthwise(void **state) {
     free(plan);
 }
 
-/* f32 channels-last depthwise problems read x and dy in place, without zero padding (the
- * kernels skip the taps outside); 16-bit ones and the Vulkan plans keep the padded copy. */
+/* channels-last depthwise problems read x and dy in place, without zero padding (the kernels
+ * skip the taps outside); the Vulkan plans keep the padded copy. */
 static void test_depthwise_in_place(void **state) {
     (void)state;
     cg_problem p = parse("fwd-bwdd-bwdw_f32_nhwc_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
@@ -1319,8 +1319,15 @@ static void test_depthwise_in_place(void **state) {
     assert_true(view_unpadded(&part->src));
     free(plan);
 
-    cg_problem half = parse("bwdd_f16_nhwc_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    /* 16-bit tensors too (converted in registers), but for db alone beside dx (the f32 db
+     * kernel) */
+    cg_problem half = parse("bwdd-bwdw_f16_nhwc_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
     plan = plan_for(&half, &base_target);
+    assert_null(find_kind(plan, CG_STEP_TO_CL));
+    assert_null(find_kind(plan, CG_STEP_FROM_CL));
+    free(plan);
+    cg_problem bias = parse("bwdd-bwdb_bf16_nhwc_g32mb2ic32oc32_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    plan = plan_for(&bias, &base_target);
     assert_non_null(find_kind(plan, CG_STEP_TO_CL));
     free(plan);
     cg_target glsl = base_target;
