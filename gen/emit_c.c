@@ -1000,8 +1000,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         if (s->kind == CG_STEP_DW_PARTIAL) {
             const int64_t plane = s->src.extent[0] * s->src.extent[1] * s->src.extent[2];
             cg_values_int(v, "X_PLANAR", s->x_planar);
-            cg_values_set(v, "X_ELEM", "%s", s->x_planar ? elem_type(p->dtype) : "float");
-            cg_values_set(v, "LOAD_X", "%s", s->x_planar ? load_fn(p->dtype) : "cg_ld_f32");
+            cg_values_set(v, "X_ELEM", "%s", elem_type(view_dtype(p, &s->src)));
+            cg_values_set(v, "LOAD_X", "%s", load_fn(view_dtype(p, &s->src)));
             cg_values_int(v, "X_PIX", s->stride[2] * (s->x_planar ? 1 : s->src.channels));
             cg_values_int(v, "X_CH", s->x_planar ? plane : 1);
             cg_values_int(v, "X_GROUP", s->cin_g * (s->x_planar ? plane : 1));
@@ -1012,9 +1012,12 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "DY_STAGED", s->dy_staged);
             cg_values_int(v, "DY_SRC_C", s->src2.channels);
             cg_values_int(v, "DY_PLANAR", s->dy_planar);
-            cg_values_set(v, "DY_ELEM", "%s", s->dy_planar ? elem_type(p->dtype) : "float");
-            cg_values_set(v, "LOAD_DY", "%s", s->dy_planar ? load_fn(p->dtype) : "cg_ld_f32");
-            cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", s->dy_planar ? vec_suffix(p->dtype) : "");
+            const cg_dtype dy_dtype = view_dtype(p, &s->src2);
+            cg_values_set(v, "DY_ELEM", "%s", elem_type(dy_dtype));
+            cg_values_set(v, "LOAD_DY", "%s", load_fn(dy_dtype));
+            cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(dy_dtype));
+            cg_values_set(v, "DY_LOADV", "cg_vload%s", vec_suffix(dy_dtype));
+            cg_values_set(v, "DY_LOADV_RANGE", "cg_vload_range%s", vec_suffix(dy_dtype));
             cg_values_int(v, "DY_PLANE", dy_plane);
             cg_values_int(v, "DY_N_STRIDE", s->src2.channels * dy_plane);
             cg_values_int(v, "DY_BLOCK_FLOATS",

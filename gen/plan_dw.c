@@ -205,9 +205,12 @@ static void run_sized_tile(cg_isa isa, cg_step *part) {
  * past the L1: 5.17, 5.05, 4.49). The copy pays where a row block serves 16 tiles and more
  * (tiles of input channels x taps): 256 <- 64 at 56x56, 11 tiles in blocks of one row, ran
  * 2.53 -> 2.84 ms so. */
-static void stage_channels_last_dy(const cg_target *target, int64_t taps, cg_step *part) {
+static void stage_channels_last_dy(const cg_target *target, int64_t taps, int converted,
+                                   cg_step *part) {
+    /* converted (a 16-bit dy read in place): always staged, the copy converts it */
     if (part->kind != CG_STEP_DW_PARTIAL || part->dy_planar || part->x_turned ||
-        target->isa == CG_ISA_GLSL || cg_ceil_div(part->cin_g, part->mr) * taps < 16)
+        target->isa == CG_ISA_GLSL ||
+        (!converted && cg_ceil_div(part->cin_g, part->mr) * taps < 16))
         return;
     part->dy_staged = 1;
     const int64_t row_bytes = part->out[2] * (int64_t)part->nv * part->vlen * 4;
@@ -399,7 +402,8 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
         target->force_nv <= 0)
         wide_row_tile(target->isa, part);
     keep_dy_block_in_l1(target, part);
-    stage_channels_last_dy(target, dims->taps, part);
+    stage_channels_last_dy(target, dims->taps,
+                           p->dtype != CG_F32 && part->src2.buffer == CG_T_DY, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
     const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;

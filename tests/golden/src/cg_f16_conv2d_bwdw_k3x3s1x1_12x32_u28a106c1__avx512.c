@@ -50,6 +50,8 @@
 #define DY_STAGED 0 /* dy channels-last, each row block's rows of the block copied
                                    into dy_block [row][pixel][NR] first */
 #define DY_SRC_C 20   /* elements between dy pixels in the tensor's view */
+#define DY_LOADV cg_vload_f16   /* DY_STAGED: vector loads of DY_ELEM as f32 */
+#define DY_LOADV_RANGE cg_vload_range_f16
 #define DY_ORIGIN0 0
 #define DY_ORIGIN1 0
 #define DY_ORIGIN2 0
@@ -124,20 +126,21 @@ static void turn_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, int64_t kw, flo
     }
 }
 
-/* DY_STAGED: dy rows [r0, r1) of the block's channels [0, kw) (a channels-last view) ->
- * dy_block[row][pixel][NR]. */
-static void copy_rows(const float *dy, int64_t r0, int64_t r1, const int nv, const int lanes,
+/* DY_STAGED: dy rows [r0, r1) of the block's channels [0, kw) (a channels-last view, or the
+ * tensor itself in its storage type) -> dy_block[row][pixel][NR], f32. */
+static void copy_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, const int nv, const int lanes,
                       float *dy_block) {
     for (int64_t r = r0; r < r1; r++) {
         const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
-        const float *in = dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 +
-                                DY_ORIGIN2) * DY_SRC_C;
+        const DY_ELEM *in = dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 +
+                                  DY_ORIGIN2) * DY_SRC_C;
         float *row = dy_block + (r - r0) * OUT2 * NR;
         for (int64_t x = 0; x < OUT2; x++)
-            for (int v = 0; v < nv; v++)
+            for (int v = 0; v < nv; v++) {
+                const DY_ELEM *p = in + x * DY_SRC_C + v * CG_VLEN;
                 cg_vstore(row + x * NR + v * CG_VLEN,
-                          load_lanes(in + x * DY_SRC_C + v * CG_VLEN, v < nv - 1 || lanes == CG_VLEN,
-                                     lanes));
+                          v < nv - 1 || lanes == CG_VLEN ? DY_LOADV(p) : DY_LOADV_RANGE(p, 0, lanes));
+            }
     }
 }
 
@@ -282,7 +285,7 @@ static inline __attribute__((always_inline)) void row_block(
     const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per row block */
     const float *rows = (const float *)dy;
     if (DY_STAGED) {
-        copy_rows((const float *)dy, r0, r1, nv, lanes, dy_block);
+        copy_rows((const DY_ELEM *)dy, r0, r1, nv, lanes, dy_block);
         rows = dy_block;
     }
     if (DY_PLANAR) {
@@ -310,7 +313,7 @@ static inline __attribute__((always_inline)) void row_block(
 static inline const void *dy_of_block(const char *dy, int64_t g, int64_t b) {
     const int64_t k0 = g * COUT + b * NR;
     return DY_PLANAR ? (const void *)((const DY_ELEM *)dy + k0 * DY_PLANE)
-                     : (const void *)((const float *)dy + k0);
+                     : (const void *)((const DY_ELEM *)dy + k0);
 }
 static inline int64_t width_of_block(int64_t b) { return b < BLOCKS - 1 ? NR : LAST_LANES; }
 
