@@ -191,11 +191,12 @@ static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, cha
     return CG_OK;
 }
 
-/* Output views: computed in place when the problem's tensor is f32 channels-last (any
- * storage type for the depthwise kernels). */
+/* Output views: computed in place when the problem's tensor is channels-last: the direct
+ * and depthwise kernels on the CPU store any storage type (converted in registers; 16-bit
+ * tensors took a pass through an f32 view and back before). */
 void cg_place_output(cg_plan *plan, cg_view *view, cg_tensor tensor) {
     const cg_problem *p = &plan->problem;
-    if (p->channels_last && (p->dtype == CG_F32 || depthwise_in_place(plan))) {
+    if (p->channels_last && (p->dtype == CG_F32 || plan->target.isa != CG_ISA_GLSL)) {
         view->buffer = tensor;
         view->offset = 0;
     } else {

@@ -2,8 +2,8 @@
  * template: templates/cpu/conv.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_bf16_nhwc_g1mb1ic20oc18_i9x10_o5x5_f3x3_s2x2_d1x1_pl1x1_ph1x0 (phases_bf16_nhwc)
- * plan:     step 8 of 10, conv, phase 2, tile 5x32, 5 work items,
- *           isa avx512, workspace 30144 bytes
+ * plan:     step 8 of 9, conv, phase 2, tile 5x32, 5 work items,
+ *           isa avx512, workspace 22912 bytes
  */
 #include "cg_isa_avx512.h"
 
@@ -21,13 +21,16 @@
 #define SRC_E1 5
 #define SRC_E2 6
 #define SRC_C 18
-#define DST_BUF CG_BUF_WORKSPACE
-#define DST_OFFSET 2176
+#define DST_BUF CG_T_DX
+#define DST_OFFSET 0
 #define DST_E0 1
 #define DST_E1 9
 #define DST_E2 10
 #define DST_C 20
-#define WPACK_OFFSET 23232
+#define DST_ELEM uint16_t /* f32 in the workspace, the tensor's storage type in place */
+#define DST_STOREV cg_vstore_bf16
+#define DST_STOREV_RANGE cg_vstore_range_bf16
+#define WPACK_OFFSET 16000
 #define GROUPS 1
 #define CIN 18
 #define COUT 20
@@ -79,7 +82,7 @@ _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lan
  * then replaces the masked store, which is slow on some cores (Zen 4/5). */
 static inline __attribute__((always_inline)) void tile(const float *restrict in,
                                                        const float *restrict wp,
-                                                       float *restrict out, const int mr,
+                                                       DST_ELEM *restrict out, const int mr,
                                                        const int nv, const int lanes,
                                                        const int spill) {
     cg_vec acc[MR][NV];
@@ -110,22 +113,22 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
     for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
         for (int v = 0; v < nv; v++) {
-            float *op = out + (int64_t)m * OUT_STEP2 * DST_C + v * CG_VLEN;
+            DST_ELEM *op = out + (int64_t)m * OUT_STEP2 * DST_C + v * CG_VLEN;
             if (v == nv - 1 && lanes < CG_VLEN && !spill)
-                cg_vstore_n(op, acc[m][v], lanes);
+                DST_STOREV_RANGE(op, acc[m][v], 0, lanes);
             else
-                cg_vstore(op, acc[m][v]);
+                DST_STOREV(op, acc[m][v]);
         }
 }
 
 /* All pixel tiles of `rows` output rows for one channel block. */
 static inline __attribute__((always_inline)) void rows_of(const float *in, const float *wp,
-                                                          float *out, const int64_t rows,
+                                                          DST_ELEM *out, const int64_t rows,
                                                           const int nv, const int lanes,
                                                           const int spill) {
     for (int64_t r = 0; r < rows; r++) {
         const float *in_row = in + (int64_t)r * IN_STEP1 * SRC_E2 * SRC_C;
-        float *out_row = out + (int64_t)r * OUT_STEP1 * DST_E2 * DST_C;
+        DST_ELEM *out_row = out + (int64_t)r * OUT_STEP1 * DST_E2 * DST_C;
         int h2 = 0;
         for (; h2 + MR <= COUNT2; h2 += MR)
             tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
@@ -141,20 +144,20 @@ static inline const float *input_at(const float *src, int64_t n, int64_t h0, int
     return src + (((n * SRC_E0 + IN_BASE0 + IN_STEP0 * h0) * SRC_E1 + IN_BASE1 + IN_STEP1 * h1) *
                       SRC_E2 + IN_BASE2) * SRC_C;
 }
-static inline float *output_at(float *dst, int64_t n, int64_t h0, int64_t h1) {
+static inline DST_ELEM *output_at(DST_ELEM *dst, int64_t n, int64_t h0, int64_t h1) {
     return dst + (((n * DST_E0 + OUT_BASE0 + OUT_STEP0 * h0) * DST_E1 + OUT_BASE1 + OUT_STEP1 * h1) *
                       DST_E2 + OUT_BASE2) * DST_C;
 }
 
 /* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN). */
-static void block_run_item(const float *src, float *dst, const float *wpack, int64_t item) {
+static void block_run_item(const float *src, DST_ELEM *dst, const float *wpack, int64_t item) {
     const int64_t runs = PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1;
     const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
     for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++)
         for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
             const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
             const float *in = input_at(src, n, h0, 0), *w = wpack + b * TAPS * CIN * NR;
-            float *out = output_at(dst, n, h0, 0) + b * NR;
+            DST_ELEM *out = output_at(dst, n, h0, 0) + b * NR;
             if (b < BLOCKS - 1) rows_of(in, w, out, COUNT1, NV, CG_VLEN, 0);
             else rows_of(in, w, out, COUNT1, NV_LAST, TAIL_LANES, 0);
         }
@@ -162,7 +165,7 @@ static void block_run_item(const float *src, float *dst, const float *wpack, int
 
 void cg_bf16_conv2d_bwdd_k1x2s2x2p2_5x32_uf95013cf__avx512(const cg_kernel_params *params, void *const *buffers) {
     const float *src = (const float *)((const char *)buffers[SRC_BUF] + SRC_OFFSET);
-    float *dst = (float *)((char *)buffers[DST_BUF] + DST_OFFSET);
+    DST_ELEM *dst = (DST_ELEM *)((char *)buffers[DST_BUF] + DST_OFFSET);
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         if (BLOCK_RUN) {
@@ -173,7 +176,7 @@ void cg_bf16_conv2d_bwdd_k1x2s2x2p2_5x32_uf95013cf__avx512(const cg_kernel_param
         const int64_t n = item / (ROW_BLOCKS * COUNT0);
         const int64_t rows = COUNT1 - h1 < ITEM_ROWS ? COUNT1 - h1 : ITEM_ROWS;
         const float *in = input_at(src, n, h0, h1);
-        float *out = output_at(dst, n, h0, h1);
+        DST_ELEM *out = output_at(dst, n, h0, h1);
         /* Groups in ascending order: a block's spilled lanes land on the next group's
          * channels of the same pixels, written right after (never on another item's). */
         for (int g = 0; g < GROUPS; g++) {
@@ -181,7 +184,7 @@ void cg_bf16_conv2d_bwdd_k1x2s2x2p2_5x32_uf95013cf__avx512(const cg_kernel_param
                 rows_of(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * TAPS * CIN * NR,
                         out + g * COUT + b * NR, rows, NV, CG_VLEN, 0);
             const float *w_last = wpack + (int64_t)(g * BLOCKS + BLOCKS - 1) * TAPS * CIN * NR;
-            float *out_last = out + g * COUT + (BLOCKS - 1) * NR;
+            DST_ELEM *out_last = out + g * COUT + (BLOCKS - 1) * NR;
             if (g < GROUPS - 1 && g * COUT + (BLOCKS - 1) * NR + NV_LAST * CG_VLEN <= DST_C)
                 rows_of(in + g * CIN, w_last, out_last, rows, NV_LAST, TAIL_LANES, 1);
             else

@@ -2,8 +2,8 @@
  * template: templates/cpu/pack_w.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_bf16_nhwc_g1mb1ic20oc18_i9x10_o5x5_f3x3_s2x2_d1x1_pl1x1_ph1x0 (phases_bf16_nhwc)
- * plan:     step 5 of 10, pack_w, phase 3, tile 5x32, 1 work items,
- *           isa avx512, workspace 30144 bytes
+ * plan:     step 5 of 9, pack_w, phase 3, tile 5x32, 1 work items,
+ *           isa avx512, workspace 22912 bytes
  */
 #include "cg_isa_avx512.h"
 
@@ -30,7 +30,7 @@
 #define CO_STRIDE 1
 #define CI_STRIDE 180
 #define F_STRIDE 20
-#define WPACK_OFFSET 27840
+#define WPACK_OFFSET 20608
 #define BLOCKS ((COUT + NR - 1) / NR)
 #define BLOCKS_PER_ITEM 1
 #define ITEMS_PER_GROUP ((BLOCKS + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM)

@@ -2,8 +2,8 @@
  * template: templates/cpu/pack_w.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_bf16_nhwc_g1mb1ic20oc18_i9x10_o5x5_f3x3_s2x2_d1x1_pl1x1_ph1x0 (phases_bf16_nhwc)
- * plan:     step 5 of 10, pack_w, phase 3, tile 5x8, 2 work items,
- *           isa generic, workspace 24960 bytes
+ * plan:     step 5 of 9, pack_w, phase 3, tile 5x8, 2 work items,
+ *           isa generic, workspace 17728 bytes
  */
 #include "cg_isa_generic.h"
 
@@ -30,7 +30,7 @@
 #define CO_STRIDE 1
 #define CI_STRIDE 180
 #define F_STRIDE 20
-#define WPACK_OFFSET 23232
+#define WPACK_OFFSET 16000
 #define BLOCKS ((COUT + NR - 1) / NR)
 #define BLOCKS_PER_ITEM 2
 #define ITEMS_PER_GROUP ((BLOCKS + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM)

@@ -2,8 +2,8 @@
  * template: templates/cpu/to_cl.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_bf16_nhwc_g1mb1ic20oc18_i9x10_o5x5_f3x3_s2x2_d1x1_pl1x1_ph1x0 (phases_bf16_nhwc)
- * plan:     step 1 of 10, to_cl, phase -1, tile 0x0, 5 work items,
- *           isa avx512, workspace 30144 bytes
+ * plan:     step 1 of 9, to_cl, phase -1, tile 0x0, 5 work items,
+ *           isa avx512, workspace 22912 bytes
  */
 #include "cg_isa_avx512.h"
 
