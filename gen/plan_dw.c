@@ -221,12 +221,12 @@ static void stage_channels_last_dy(const cg_target *target, int64_t taps, int co
 
 /* A dense dw on channels-last dy stages its dy rows in blocks of half the L1 (below): with
  * 4-vector blocks one 56-pixel row fills that, and every tile reloads its accumulators and
- * restarts its pixel loop each row; 2-vector blocks (a 13 x 2 tile on AVX-512) hold three.
- * On rows of 28 pixels and more: ResNet's NHWC 1x1 dw 128 <- 256 at 56x56 4.85 -> 4.00 ms,
- * 64 <- 256 2.48 -> 2.16, 512 <- 128 at 28x28 1.84 -> 1.64, 256 <- 64 2.10 -> 2.01, the
- * others level; on 14- and 7-pixel rows (their blocks already of 13 rows and more) 3-5%
- * slower, so they keep the widest tile, as do input channels too few to fill a tile of as
- * many accumulators. */
+ * restarts its pixel loop each row; 2-vector blocks (a 14 x 2 tile on AVX-512) hold three.
+ * On rows of 28 pixels and more: ResNet's NHWC 1x1 dw 128 <- 256 at 56x56 4.80 -> 4.02 ms,
+ * 64 <- 256 1.92 -> 1.81, 512 <- 128 at 28x28 1.98 -> 1.75 (13 x 2 by override: 4.85 ->
+ * 4.00, 2.48 -> 2.16, 1.84 -> 1.64, 256 <- 64 2.10 -> 2.01, the others level); on 14- and
+ * 7-pixel rows (their blocks already of 13 rows and more) 3-5% slower, so they keep the
+ * widest tile, as do input channels too few to fill a tile of as many accumulators. */
 static void wide_row_tile(cg_isa isa, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || part->x_planar || part->dy_planar ||
         part->x_turned || isa == CG_ISA_GLSL || cg_isa_budget_of(isa)->max_nv <= 2 ||
@@ -396,11 +396,10 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
         narrow_turned_dy_tile(target->isa, part);
     }
     if (kind == CG_STEP_DW_PARTIAL && with_weight && target->force_mr <= 0 &&
-        target->force_nv <= 0)
+        target->force_nv <= 0) {
         run_sized_tile(target->isa, part);
-    if (kind == CG_STEP_DW_PARTIAL && with_weight && target->force_mr <= 0 &&
-        target->force_nv <= 0)
         wide_row_tile(target->isa, part);
+    }
     keep_dy_block_in_l1(target, part);
     stage_channels_last_dy(target, dims->taps,
                            p->dtype != CG_F32 && part->src2.buffer == CG_T_DY, part);

@@ -296,14 +296,15 @@ check "build again: still nothing recompiled after a run" test "$all_before" = "
 
 # ---------------------------------------------------------------------------------------------
 echo "== kernels with the same code under two names are compiled once"
-# f16 and bf16 NHWC stride-2 dx: their phase kernels work on f32 views, so the second problem's
-# are twins of the first's; each twin's source calls its first copy, and both problems still
-# agree with the reference.
+# f16 and bf16 NCHW stride-2 dx: their phase kernels work on f32 channels-last views (the
+# tensors reordered in and out; NHWC ones now store dx in its own type), so the second
+# problem's are twins of the first's; each twin's source calls its first copy, and both
+# problems still agree with the reference.
 cat >"$T/twins.json" <<'EOF2'
 {"problems": [
- {"name": "tw_f16", "op": "bwd_data", "dtype": "f16", "layout": "NHWC", "n": 2, "c": 20,
+ {"name": "tw_f16", "op": "bwd_data", "dtype": "f16", "layout": "NCHW", "n": 2, "c": 20,
   "k": 18, "input": [9, 10], "filter": [3, 3], "stride": [2, 2], "pad": [1, 1]},
- {"name": "tw_bf16", "op": "bwd_data", "dtype": "bf16", "layout": "NHWC", "n": 2, "c": 20,
+ {"name": "tw_bf16", "op": "bwd_data", "dtype": "bf16", "layout": "NCHW", "n": 2, "c": 20,
   "k": 18, "input": [9, 10], "filter": [3, 3], "stride": [2, 2], "pad": [1, 1]}
 ]}
 EOF2
