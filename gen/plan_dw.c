@@ -110,6 +110,17 @@ static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
     part->mr = (int)cg_ceil_div(part->cin_g, cg_ceil_div(part->cin_g, mr)); /* spread evenly */
 }
 
+/* The x rows a block of `rows` output rows reads: a tap span per output row, the spans of
+ * neighbouring rows overlapping where the stride is below the span (a stride above it skips
+ * rows: ResNet's 1x1 stride-2 dw reads every other x row, and counting the skipped ones
+ * halved its row block, 512 <- 256 at 56x56 4.35 -> 4.15 ms with the block of 4 rows this
+ * allows). */
+static int64_t x_rows_read(const cg_dims *dims, int64_t rows) {
+    const int64_t span = dims->dilation[1] * (dims->filter[1] - 1) + 1;
+    const int64_t step = dims->stride[1] < span ? dims->stride[1] : span;
+    return span + step * (rows - 1);
+}
+
 /* A depthwise dw (lanes along the channels) holds one filter row's taps (TAPS2 x nv
  * accumulators) across a row's pixels, loading and storing them per row and filter row. Where
  * every tap's accumulators fit the registers at once beside the nv dy vectors and an x vector
@@ -169,12 +180,10 @@ static int64_t depthwise_block_runs(const cg_target *target, const cg_dims *dims
     int64_t runs = cg_ceil_div(threads, part->splits);
     if (runs > blocks) runs = blocks;
     part->block_run = cg_ceil_div(blocks, runs);
-    const int64_t span = dims->dilation[1] * (dims->filter[1] - 1) + 1;
-    const int64_t step = dims->stride[1] < span ? dims->stride[1] : span;
     const int64_t pixel_bytes = part->cout_pad * 4;
     part->row_block = cg_ceil_div(part->rows, part->splits);
     while (part->row_block > 1 &&
-           ((span + step * (part->row_block - 1)) * dims->in[2] + part->row_block * dims->out[2]) *
+           (x_rows_read(dims, part->row_block) * dims->in[2] + part->row_block * dims->out[2]) *
                    pixel_bytes >
                target->l2_bytes / 4)
         part->row_block--;
@@ -289,12 +298,6 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
         if (runs > blocks) runs = blocks;
     }
     part->block_run = cg_ceil_div(blocks, runs);
-    /* x rows the block reads: a tap span per output row, the spans of neighbouring rows
-     * overlapping where the stride is below the span (a stride above it skips rows: ResNet's
-     * 1x1 stride-2 dw reads every other x row, and counting the skipped ones halved its row
-     * block, 512 <- 256 at 56x56 4.35 -> 4.15 ms with the block of 4 rows this allows) */
-    const int64_t span = dims->dilation[1] * (part->filter[1] - 1) + 1;
-    const int64_t step = dims->stride[1] < span ? dims->stride[1] : span;
     /* Every row block loads and stores the item's partial slice (its run's blocks, every tap
      * and input channel): a slice well past the L2 makes that a round trip through the L3 per
      * row block, dearer than reading the x rows from the L3 for every block of the run, so
@@ -303,8 +306,9 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
      * 256 <- 256 at 28x28 (1.2 MiB slices, partly in the L2) ran 3% slower so and keeps them. */
     const int64_t slice_bytes = part->block_run * part->nv * part->vlen * part->cin_g * dims->taps * 4;
     while (part->row_block > 1 && slice_bytes <= 2 * target->l2_bytes) {
-        const int64_t x_rows = span + step * (part->row_block - 1);
-        if (part->cin_g * x_rows * dims->in[2] * x_elem_bytes <= target->l2_bytes / 4) break;
+        if (part->cin_g * x_rows_read(dims, part->row_block) * dims->in[2] * x_elem_bytes <=
+            target->l2_bytes / 4)
+            break;
         part->row_block--;
     }
     return cg_ceil_div(blocks, part->block_run);

@@ -465,16 +465,10 @@ static void staged_products(const cg_kernel_params *params, const float *v, cons
         for (int xi = 0; xi < XI; xi++)
             gemm_block(v + xi * V_XI + cb * V_BLOCK, u + xi * U_XI + kb * U_BLOCK, ALL_TILES,
                        m + (int64_t)xi * CB * KB, NULL);
-        for (int64_t c = c0; !DW_C_ADJACENT && c < c0 + CB && c < CIN; c++)
-            for (int q = 0; q < NV && k0 + q * CG_VLEN < COUT; q++) {
-                cg_vec mx[XI];
-#pragma clang loop unroll(full)
-                for (int xi = 0; xi < XI; xi++)
-                    mx[xi] = cg_vload(m + ((int64_t)xi * CB + c - c0) * KB + q * CG_VLEN);
-                store_dw(mx, c, k0 + q * CG_VLEN, dw);
-            }
-        for (int64_t g = c0; DW_C_ADJACENT && g < c0 + CB && g < CIN; g += CG_VLEN) {
-            const int cn = CIN - g < CG_VLEN ? (int)(CIN - g) : CG_VLEN;
+        /* input channels a vector at a time (DW_C_ADJACENT, turned) or one at a time */
+        const int64_t step = DW_C_ADJACENT ? CG_VLEN : 1;
+        for (int64_t g = c0; g < c0 + CB && g < CIN; g += step) {
+            const int cn = CIN - g < step ? (int)(CIN - g) : (int)step;
             for (int q = 0; q < NV && k0 + q * CG_VLEN < COUT; q++) {
                 cg_vec taps[CG_VLEN][9];
                 for (int i = 0; i < cn; i++) {
@@ -482,9 +476,10 @@ static void staged_products(const cg_kernel_params *params, const float *v, cons
 #pragma clang loop unroll(full)
                     for (int xi = 0; xi < XI; xi++)
                         mx[xi] = cg_vload(m + ((int64_t)xi * CB + g + i - c0) * KB + q * CG_VLEN);
-                    dw_taps(mx, taps[i]);
+                    if (DW_C_ADJACENT) dw_taps(mx, taps[i]);
+                    else store_dw(mx, g, k0 + q * CG_VLEN, dw);
                 }
-                store_dw_turned(taps, g, cn, k0 + q * CG_VLEN, dw);
+                if (DW_C_ADJACENT) store_dw_turned(taps, g, cn, k0 + q * CG_VLEN, dw);
             }
         }
         if (WITH_BIAS && cb == 0)
