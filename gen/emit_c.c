@@ -985,6 +985,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 set_view_vectors(v, "X", view_dtype(p, &s->src), 0);
                 set_view_vectors(v, "DY", view_dtype(p, &s->src2), 0);
                 cg_values_int(v, "X_STAGED", s->x_staged);
+                cg_values_set(v, "ROW_LOOP_HINT", "%s",
+                              s->row_unrolled ? "_Pragma(\"clang loop unroll(full)\")" : "");
                 cg_values_int(v, "ROW_BLOCK", s->row_block);
                 cg_values_int(v, "BLOCK_RUN", s->block_run);
             }
@@ -1044,6 +1046,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_split_partials(v, s);
         cg_values_int(v, "WITH_WEIGHT", s->with_weight);
         cg_values_int(v, "CIN_BLOCK", CG_REDUCE_CIN_BLOCK);
+        cg_values_int(v, "CO_BLOCK", s->co_block > 0 ? s->co_block : s->cout_g);
         cg_step roles = *s;
         roles.role = CG_ROLE_FWD;
         weight_strides(v, p, &roles, taps);

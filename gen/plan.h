@@ -142,6 +142,7 @@ typedef struct cg_step {
     int64_t item_rows;        /* PLANAR_DEPTHWISE: output rows per work item (1 or a plane);
                                  CONV: output rows (count[1]) per work item */
     int64_t row_block;        /* rows accumulated in registers between partial reloads */
+    int64_t co_block;         /* REDUCE: output channels per work item (0: all of them) */
     int64_t partial_offset;   /* workspace bytes: dw partials [S][G][taps][cin_g][cout_pad] */
     int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */
     int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
@@ -155,6 +156,7 @@ typedef struct cg_step {
                                  registers across the item's rows (else a filter row's, per row) */
     int x_staged;             /* DW_DEPTHWISE_PARTIAL (taps_held): a block's x rows staged on
                                  the stack, zero-padded, a ring of them */
+    int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */
     int32_t col_offset[CG_MAX_TAPS];

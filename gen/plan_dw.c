@@ -45,10 +45,25 @@ int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixel
     return splits < 1 ? 1 : splits;
 }
 
-/* REDUCE items: (group, block of CG_REDUCE_CIN_BLOCK input channels), every tap and output
- * channel inside (templates/cpu/reduce.c.in says why). */
+/* REDUCE items: (group, block of CG_REDUCE_CIN_BLOCK input channels, block of co_block output
+ * channels), every tap inside (templates/cpu/reduce.c.in says why). */
 int64_t cg_reduce_work_items(const cg_step *reduce) {
-    return reduce->groups * ((reduce->cin_g + CG_REDUCE_CIN_BLOCK - 1) / CG_REDUCE_CIN_BLOCK);
+    const int64_t co_blocks = reduce->co_block > 0 ? cg_ceil_div(reduce->cout_g, reduce->co_block) : 1;
+    return reduce->groups * cg_ceil_div(reduce->cin_g, CG_REDUCE_CIN_BLOCK) * co_blocks;
+}
+
+/* Output channels per REDUCE item (0: all). Items by blocks of input channels alone leave a
+ * depthwise dw (one input channel) or a dw of few input channels one item, one thread summing
+ * every split: MobileNet's 7x7 1024-channel NHWC dw spent 6 of its 48 us there. Where
+ * (group, input block) items number fewer than two a thread, the output channels are cut too,
+ * in whole vectors. */
+static int64_t reduce_co_block(const cg_target *target, const cg_step *reduce) {
+    const int64_t vlen = cg_isa_budget_of(target->isa)->vlen;
+    const int64_t items = reduce->groups * cg_ceil_div(reduce->cin_g, CG_REDUCE_CIN_BLOCK);
+    if (target->isa == CG_ISA_GLSL || items >= 2 * target->threads) return 0;
+    const int64_t pieces = cg_ceil_div(2 * target->threads, items);
+    const int64_t co_block = cg_ceil_div(cg_ceil_div(reduce->cout_g, pieces), vlen) * vlen;
+    return co_block < reduce->cout_g ? co_block : 0;
 }
 
 /* Register tile of the x-turning dw kernel (dw_xturn.c.in) for this problem, or 0 where it
@@ -121,6 +136,32 @@ static int64_t x_rows_read(const cg_dims *dims, int64_t rows) {
     return span + step * (rows - 1);
 }
 
+/* Lanes a depthwise dw computes for nothing in blocks of nv vectors. */
+static int64_t depthwise_padding(int64_t channels, int nv, int vlen) {
+    return cg_ceil_div(channels, (int64_t)nv * vlen) * nv * vlen - channels;
+}
+
+/* Where the held tile pads more than a sixteenth of the channels (3-vector blocks of 48 on
+ * 256, 128, 64 or 32 channels), the widest block that pads least takes its place, every tap
+ * held if it fits, else a filter row's: the padded lanes are loads and FMAs for nothing, and
+ * the last, part-empty block one more walk over every pixel. MobileNet's NHWC dw (two cores,
+ * batch 8): 256 channels at 28x28 in 4-vector blocks by filter rows 0.129 -> 0.123 ms, stride
+ * 2 0.056 -> 0.047; 128 at 56x56 0.32 -> 0.29, stride 2 0.124 -> 0.098; 64 at 112x112 stride
+ * 2 0.225 -> 0.207; 32 channels in 2-vector blocks, held, level. Wider held blocks pad 3% at
+ * 512 and 1024 channels and keep them (4-vector blocks by filter rows ran 20-80% slower). */
+static void depthwise_padding_tile(cg_isa isa, int64_t row_taps, cg_step *part) {
+    const cg_isa_budget *budget = cg_isa_budget_of(isa);
+    const int64_t channels = part->cout_g;
+    if (16 * depthwise_padding(channels, part->nv, budget->vlen) <= channels) return;
+    int best = part->nv;
+    for (int nv = 1; row_taps * nv + nv + 1 <= budget->registers; nv++)
+        if (depthwise_padding(channels, nv, budget->vlen) <=
+            depthwise_padding(channels, best, budget->vlen))
+            best = nv;
+    part->taps_held = best <= part->nv;
+    part->nv = best;
+}
+
 /* A depthwise dw (lanes along the channels) holds one filter row's taps (TAPS2 x nv
  * accumulators) across a row's pixels, loading and storing them per row and filter row. Where
  * every tap's accumulators fit the registers at once beside the nv dy vectors and an x vector
@@ -137,6 +178,7 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
         if (taps * nv + nv + 1 <= registers) {
             part->nv = nv;
             part->taps_held = 1;
+            if (forced_nv <= 0) depthwise_padding_tile(isa, row_taps, part);
             return;
         }
     while (part->nv > 1 && forced_nv <= 0 && row_taps * part->nv + part->nv + 1 > registers)
@@ -156,6 +198,19 @@ static int depthwise_x_staged(const cg_target *target, const cg_dims *dims, cons
     const int64_t width = dims->stride[2] * (dims->out[2] - 1) +
                           dims->dilation[2] * (dims->filter[2] - 1) + 1;
     return ring * width * part->nv * part->vlen * 4 <= target->l1_bytes / 2;
+}
+
+/* A depthwise dw walks each row's pixels with every load a pixel (C channels) after the
+ * last; the pixel loop is unrolled in full where the unrolled row stays within 1024 FMAs and,
+ * for strided rows, 16 pixels, so that each load is an instruction of its own stepping a row
+ * at a time. MobileNet's NHWC dw (two cores, batch 8), 4-vector blocks by filter rows: 28x28
+ * 0.176 -> 0.123 ms, 56x56 0.323 -> 0.260, 28x28 stride 2 (rows of 14) 0.056 -> 0.048; all
+ * taps held, 7x7 and 14x14 (stride 2: 0.037 -> 0.036) level to 4% faster. Stride-2 rows of
+ * 28 and 56 pixels lost 5-7% (56x56 0.094 -> 0.101 ms). */
+static int depthwise_row_unrolled(const cg_dims *dims, const cg_step *part) {
+    const int64_t row_taps = part->taps_held ? dims->taps : dims->filter[2];
+    return dims->out[2] * row_taps * part->nv <= 1024 &&
+           (dims->stride[2] == 1 || dims->out[2] <= 16);
 }
 
 /* A depthwise dw item takes a run of channel blocks over its split's rows, a block of rows
@@ -325,6 +380,7 @@ cg_status cg_plan_add_reduce(cg_plan *plan, const cg_step *part, char *msg) {
     reduce->concurrent = 1; /* cg_plan_close_regions decides by region in the end */
     reduce->paired = 0;
     reduce->tensor = part->with_weight ? CG_T_DW : CG_T_DB;
+    reduce->co_block = reduce_co_block(&plan->target, reduce);
     reduce->work_items = cg_reduce_work_items(reduce);
     cg_name_step(plan, reduce, "reduce");
     return CG_OK;
@@ -370,6 +426,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     if (kind == CG_STEP_DW_DEPTHWISE_PARTIAL && target->isa != CG_ISA_GLSL) {
         depthwise_tap_registers(target->isa, taps, dims->filter[2], target->force_nv, part);
         part->x_staged = depthwise_x_staged(target, dims, part);
+        part->row_unrolled = depthwise_row_unrolled(dims, part);
     }
     part->mr = kind != CG_STEP_DW_PARTIAL ? 1
                : target->force_mr > 0     ? target->force_mr

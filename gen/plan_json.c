@@ -191,6 +191,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
     if (s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL) {
         put_bool(b, obj, "taps_held", s->taps_held);
         put_bool(b, obj, "x_staged", s->x_staged);
+        if (s->row_unrolled) put_bool(b, obj, "row_unrolled", s->row_unrolled);
         put_int(b, obj, "row_block", s->row_block);
         put_int(b, obj, "block_run", s->block_run);
     }
@@ -312,6 +313,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_REDUCE:
         put_str(b, obj, "tensor", cg_tensor_name((cg_tensor)s->tensor));
         put_reduction(b, obj, s);
+        if (s->co_block > 0) put_int(b, obj, "co_block", s->co_block);
         break;
     case CG_STEP_WINO_DW:
     case CG_STEP_WINO_DW_OUT:

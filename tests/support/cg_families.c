@@ -61,9 +61,12 @@ const cgt_family cgt_families[] = {
     {"dw_depthwise_flat_asym", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[12,12],\"filter\":[2,3],\"pad_lo\":[1,1],\"pad_hi\":[0,1]"},
     /* depthwise dw, lanes along the channels (N...C): a 5x7 filter whose taps do not all fit
      * the registers (a filter row's held per row) with dx beside it; one row of 100 channels,
-     * too few rows for two threads (runs of 2 and 1 channel blocks, every tap held) */
+     * too few rows for two threads (runs of 4 and 3 one-vector blocks, every tap held); 72
+     * channels, which 3-vector blocks pad by a third: 5-vector blocks by filter rows, unrolled
+     * rows, with db */
     {"dw_depthwise_wide_filter", 2, "\"op\":[\"bwd_data\",\"bwd_weight\",\"bwd_bias\"],\"n\":1,\"c\":20,\"k\":20,\"groups\":20,\"input\":[9,11],\"filter\":[5,7],\"pad\":[2,3]"},
     {"dw_depthwise_one_row", 1, "\"op\":\"bwd_weight\",\"n\":1,\"c\":100,\"k\":100,\"groups\":100,\"input\":[37],\"filter\":[7],\"stride\":[2],\"pad\":[3]"},
+    {"dw_depthwise_c72", 2, "\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":2,\"c\":72,\"k\":72,\"groups\":72,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]"},
     /* strided depthwise dx (NC...): the dense planar kernel with one channel per group */
     {"dx_depthwise_s2_planar", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,40],\"filter\":[3,3],\"stride\":[3,2],\"pad\":[1,1]"},
     {"dw_1x1_s2", 2, "\"op\":\"bwd_weight\",\"n\":2,\"c\":17,\"k\":19,\"input\":[8,9],\"filter\":[1,1],\"stride\":[2,2]"},

@@ -2,15 +2,15 @@
  * template: templates/cpu/reduce.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 2 of 2, reduce, phase -1, tile 12x32, 1 work items,
+ * plan:     step 2 of 2, reduce, phase -1, tile 12x32, 2 work items,
  *           isa avx512, workspace 13952 bytes
  */
 #include "cg_isa_avx512.h"
 
 /* Adds the SPLITS partial sums in a fixed order (s = 0, 1, ...), so that a plan gives the
  * same bits on every run, and writes dw (and db) in the problem's layout and storage type.
- * Work item = (group g, block of CIN_BLOCK input channels) over every tap and output channel;
- * the db of group g is written by its first item. dw element (co, ci, tap) of group g sits at
+ * Work item = (group g, block of CIN_BLOCK input channels, block of CO_BLOCK output channels)
+ * over every tap; the db of group g is written by its items of input block 0. dw element (co, ci, tap) of group g sits at
  * G_STRIDE*g + CO_STRIDE*co + CI_STRIDE*ci + F_STRIDE*tap. Output channels outermost: the
  * block's taps x channels of one co are neighbours in dw in either layout family (OIHW: ci,
  * tap; OHWI: tap, ci), so each line of dw is written by one item at once, while the partial
@@ -34,6 +34,8 @@
 #define F_STRIDE 1
 #define CIN_BLOCK 16
 #define CIN_BLOCKS ((CIN + CIN_BLOCK - 1) / CIN_BLOCK)
+#define CO_BLOCK 16
+#define CO_BLOCKS ((COUT + CO_BLOCK - 1) / CO_BLOCK)
 /* 1: f32 storage, whose CG_TB x CG_TB blocks with input channels adjacent in dw (CI_STRIDE 1:
  * OHWI, or OIHW 1x1) are stored by a register transpose straight into dw */
 #define STORE_F32 0
@@ -44,6 +46,10 @@
  * scattered store per element, the reduce took 2.2 of ResNet's 11 ms 512 x 512 3x3 dw) */
 #define TAP_RUNS (STORE_F32 && !DIRECT_BLOCKS && F_STRIDE == 1 && CI_STRIDE == TAPS && TAPS > 1 && \
                   TAPS <= CG_TB)
+/* 1: one input channel (a depthwise dw), whose output channels' taps are runs of dw in either
+ * layout family: CG_TB output channels' tap rows are summed as vectors and turned (element by
+ * element, MobileNet's 7x7 1024-channel dw summed its 4 splits in 6 us) */
+#define TAP_ROWS (CIN == 1 && F_STRIDE == 1 && CO_STRIDE == TAPS)
 
 /* dw elements (co, ci, tap) for co in [co0, co1), ci in [ci0, ci1), every tap, of group g:
  * the split sums one element at a time (the edges the transposed blocks leave). */
@@ -103,22 +109,50 @@ static void reduce_tap_runs(float *run, const float *rows, int64_t split_floats)
     }
 }
 
+/* TAP_ROWS: output channels [co0, co0 + CG_TB) of group g, every tap (CG_TB at a time). */
+static void reduce_tap_rows(void *dw, const float *group, int64_t g, int64_t co0,
+                            int64_t split_floats) {
+    /* rows past a chunk's n taps are turned but never stored (zero at first: defined) */
+    float taps[CG_TB * CG_TB] __attribute__((aligned(64))) = {0};
+    float turned[CG_TB * CG_TB] __attribute__((aligned(64)));
+    for (int64_t t0 = 0; t0 < TAPS; t0 += CG_TB) {
+        const int n = TAPS - t0 < CG_TB ? (int)(TAPS - t0) : CG_TB;
+        for (int t = 0; t < n; t++)
+            cg_vstore(taps + t * CG_TB, split_sum(group + (t0 + t) * COUT_PAD + co0, split_floats));
+        cg_transpose_block(taps, CG_TB, turned, CG_TB); /* turned[co][tap] */
+        for (int co = 0; co < CG_TB; co++) {
+            const int64_t run = G_STRIDE * g + CO_STRIDE * (co0 + co) + t0;
+            if (STORE_F32)
+                cg_vstore_n((float *)dw + run, cg_vload(turned + co * CG_TB), n);
+            else
+                for (int t = 0; t < n; t++) cg_st_f16(dw, run + t, turned[co * CG_TB + t]);
+        }
+    }
+}
+
 void cg_f16_conv2d_reduce_k3x3s1x1_0x0_ue1f9befe__avx512(const cg_kernel_params *params, void *const *buffers) {
     const char *ws = (const char *)buffers[CG_BUF_WORKSPACE];
     const float *partials = (const float *)(ws + PARTIAL_OFFSET);
     const float *bias_partials = (const float *)(ws + BIAS_OFFSET);
     const int64_t split_floats = (int64_t)GROUPS * TAPS * CIN * COUT_PAD;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
-        const int64_t g = item / CIN_BLOCKS, ci0 = (item % CIN_BLOCKS) * CIN_BLOCK;
+        const int64_t g = item / (CIN_BLOCKS * CO_BLOCKS);
+        const int64_t ci0 = (item / CO_BLOCKS % CIN_BLOCKS) * CIN_BLOCK;
         const int64_t ci1 = ci0 + CIN_BLOCK < CIN ? ci0 + CIN_BLOCK : CIN;
+        const int64_t co0 = item % CO_BLOCKS * CO_BLOCK;
+        const int64_t co1 = co0 + CO_BLOCK < COUT ? co0 + CO_BLOCK : COUT;
         if (WITH_WEIGHT) {
             void *dw = buffers[CG_T_DW];
             const float *group = partials + g * TAPS * CIN * COUT_PAD;
             /* whole blocks of output x input channels, an output block's taps together so
              * that its lines of dw are written within a short while; then the edges */
-            const int64_t co_end = COUT / CG_TB * CG_TB;
+            const int64_t co_end = co0 + (co1 - co0) / CG_TB * CG_TB;
             const int64_t ci_end = ci0 + (ci1 - ci0) / CG_TB * CG_TB;
-            for (int64_t co = 0; co < co_end; co += CG_TB) {
+            for (int64_t co = co0; co < co_end; co += CG_TB) {
+                if (TAP_ROWS) {
+                    reduce_tap_rows(dw, group, g, co, split_floats);
+                    continue;
+                }
                 if (TAP_RUNS) {
                     for (int64_t ci = ci0; ci < ci_end; ci += CG_TB)
                         reduce_tap_runs(
@@ -133,12 +167,12 @@ void cg_f16_conv2d_reduce_k3x3s1x1_0x0_ue1f9befe__avx512(const cg_kernel_params 
                             G_STRIDE * g + CO_STRIDE * co + CI_STRIDE * ci + F_STRIDE * tap,
                             split_floats);
             }
-            reduce_elements(dw, group, g, 0, co_end, ci_end, ci1, split_floats);
-            reduce_elements(dw, group, g, co_end, COUT, ci0, ci1, split_floats);
+            if (!TAP_ROWS) reduce_elements(dw, group, g, co0, co_end, ci_end, ci1, split_floats);
+            reduce_elements(dw, group, g, co_end, co1, ci0, ci1, split_floats);
         }
         if (WITH_BIAS && ci0 == 0) {
             void *db = buffers[CG_T_DB];
-            for (int64_t co = 0; co < COUT; co++) {
+            for (int64_t co = co0; co < co1; co++) {
                 float sum = 0.0f;
                 for (int64_t s = 0; s < SPLITS; s++)
                     sum += bias_partials[(s * GROUPS + g) * COUT_PAD + co];
