@@ -788,6 +788,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "MR", s->mr);
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "KCHUNK", s->row_block);
+        cg_values_int(v, "CHANNELS_LAST", !s->x_planar);
         return "cpu/dw_1x1_gemm.c.in";
     case CG_STEP_PLANAR_PHASES:
         set_planar_tile(v, s, p->dtype);

@@ -304,8 +304,7 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         if (status == CG_OK) cg_plan_close_regions(plan);
         return status;
     }
-    /* A dense 1x1 dw alone on small channels-first planes: one GEMM writing dw in place
-     * (plan_dw_1x1.c). */
+    /* A dense 1x1 dw alone on small planes: one GEMM writing dw in place (plan_dw_1x1.c). */
     if (cg_dw_1x1_applies(plan, &dims)) {
         status = cg_plan_dw_1x1(plan, &dims, msg);
         if (status == CG_OK) cg_plan_close_regions(plan);

@@ -47,7 +47,7 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_OUT,  /* staged Winograd: M tile rows -> output tensor */
     CG_STEP_PLANAR_PHASES, /* strided 2-D dx on f32 NC.. planes: a GEMM per stride phase over
                               its flattened phase plane */
-    CG_STEP_DW_GEMM_1X1,   /* 1x1 dw on small NC.. planes: lanes along C, dw written in place
+    CG_STEP_DW_GEMM_1X1,   /* 1x1 dw on small planes: lanes along C, dw written in place
                               (row_block: output channels per work item) */
     CG_STEP_DX_GEMM_1X1,   /* 1x1 stride-1 dx on small f32 NC.. planes: lanes along C (item_rows:
                               images per work item) */
@@ -146,7 +146,8 @@ typedef struct cg_step {
     int64_t partial_offset;   /* workspace bytes: dw partials [S][G][taps][cin_g][cout_pad] */
     int64_t bias_offset;      /* workspace bytes: db partials [S][G][cout_pad] */
     int64_t cout_pad;         /* cout_g rounded up to a whole number of nv*vlen blocks */
-    int x_planar;             /* DW_PARTIAL: x read in place from its NC... planes (src) */
+    int x_planar;             /* DW_PARTIAL, DW_GEMM_1X1: x read in place from its NC... planes
+                                 (src; DW_GEMM_1X1 else channels-last, dy as well) */
     int x_turned;             /* DW_PARTIAL (x_planar and dy_planar): x rows turned channels-
                                  last on the stack, dy broadcast from its planes (dw_xturn) */
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */

@@ -705,7 +705,9 @@ static void test_planar_dw_slide(void **state) {
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), each CPU ISA: a tail of
  * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
- * element by element); outputs pre-filled with NaN, so an unwritten dw element fails. */
+ * element by element); channels-last: a tail of output channels over two blocks of input
+ * channels, bf16 at stride 2 on an odd plane, f16 1-D at stride 3, 3-D strided; outputs
+ * pre-filled with NaN, so an unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -723,13 +725,21 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "{\"name\":\"vol\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCDHW\","
         "\"n\":1,\"c\":64,\"k\":12,\"input\":[4,5,6],\"filter\":[1,1,1]},"
         "{\"name\":\"s13\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
-        "\"n\":2,\"c\":64,\"k\":9,\"input\":[6,20],\"filter\":[1,1],\"stride\":[1,3]}]}";
+        "\"n\":2,\"c\":64,\"k\":9,\"input\":[6,20],\"filter\":[1,1],\"stride\":[1,3]},"
+        "{\"name\":\"cl_tail\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":128,\"k\":70,\"input\":[7,7],\"filter\":[1,1]},"
+        "{\"name\":\"cl_b16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":64,\"k\":45,\"input\":[13,14],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"cl_h16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
+        "\"n\":2,\"c\":64,\"k\":30,\"input\":[100],\"filter\":[1],\"stride\":[3]},"
+        "{\"name\":\"cl_vol\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NDHWC\","
+        "\"n\":1,\"c\":64,\"k\":12,\"input\":[3,5,8],\"filter\":[1,1,1],\"stride\":[2,1,2]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("dw_1x1_gemm", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA */
-    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 21", dir);
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 33", dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "dw_1x1_gemm");
     free(problems);

@@ -1046,8 +1046,8 @@ static void test_folded_1x1_dw(void **state) {
 }
 
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
- * by element: a stride in depth or above 2 along the row), input channels in whole blocks of 4
- * vectors: one DW_GEMM_1X1 step writing dw in place (no partial
+ * by element: a stride in depth or above 2 along the row; 64 channels-last), input channels in
+ * whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
  * sums, no reduce, no reorder); items = channel blocks x chunks of output channels (whole
  * tiles) giving 8 per thread where the blocks alone do not. */
 static void test_dw_1x1_gemm(void **state) {
@@ -1061,6 +1061,9 @@ static void test_dw_1x1_gemm(void **state) {
         {"bwdw_bf16_nchw_g1mb2ic64oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 7, 6},
         {"bwdw_f32_ncw_g1mb2ic128oc30_i100_o50_f1_s2_d1_pl0_ph0", 10, 6},
         {"bwdw_f32_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 516},
+        {"bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 32, 516},
+        {"bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 11, 6},
+        {"bwdw_f32_nhwc_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 2052},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1080,7 +1083,7 @@ static void test_dw_1x1_gemm(void **state) {
         "bwdw_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nchw_g1mb2ic20oc37_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw-bwdb_f32_nchw_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
-        "bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nchw_g2mb2ic128oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
     };
     for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
