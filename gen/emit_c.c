@@ -213,6 +213,17 @@ static cg_dtype view_dtype(const cg_problem *p, const cg_view *view) {
 
 /* PREFIX_ELEM and the vector loads (PREFIX_LOADV, PREFIX_LOADV_RANGE) or stores (PREFIX_STOREV,
  * PREFIX_STOREV_RANGE) of a view in its storage type (cg_isa_*.h, cg_isa_shared.h). */
+/* A dw step's x view leaves some of x's padding out (the tensor read in place): a tap of
+ * some output pixel reads before its start or past its end. */
+static int view_clips_taps(const cg_step *s) {
+    for (int i = 0; i < 3; i++) {
+        const int64_t first = s->src.origin[i] - s->pad_lo[i];
+        const int64_t last = first + s->stride[i] * (s->out[i] - 1) + s->dilation[i] * (s->taps[i] - 1);
+        if (first < 0 || last >= s->src.extent[i]) return 1;
+    }
+    return 0;
+}
+
 static void set_view_vectors(cg_template_values *v, const char *prefix, cg_dtype dtype,
                              int stores) {
     char key[32];
@@ -1004,6 +1015,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         if (s->kind == CG_STEP_DW_PARTIAL) {
             const int64_t plane = s->src.extent[0] * s->src.extent[1] * s->src.extent[2];
             cg_values_int(v, "X_PLANAR", s->x_planar);
+            cg_values_int(v, "X_CLIPPED", s->x_planar || view_clips_taps(s));
             cg_values_set(v, "X_ELEM", "%s", elem_type(view_dtype(p, &s->src)));
             cg_values_set(v, "LOAD_X", "%s", load_fn(view_dtype(p, &s->src)));
             cg_values_int(v, "X_PIX", s->stride[2] * (s->x_planar ? 1 : s->src.channels));
