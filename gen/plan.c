@@ -158,23 +158,24 @@ static int depthwise_in_place(const cg_plan *plan) {
 
 /* A dense dw alone on channels-last tensors of a 16-bit type reads its dy in place, converted
  * as each row block is staged (dw_partial.c.in): ResNet's f16 NHWC 1x1 dw 128 <- 256 at 56x56
- * 5.18 -> 4.06 ms (f32: 4.11), 64 <- 256 2.75 -> 2.40. x in place too (its broadcasts
- * converted one by one) measured level in all (4.63, 1.97, and 4.61 against 4.72 for 2048 <-
- * 1024 at 7x7), so x keeps its reorder. */
+ * 5.18 -> 4.06 ms (f32: 4.11), 64 <- 256 2.75 -> 2.40. (x: dense_dw_x_in_place.) */
 static int dense_dw_dy_in_place(const cg_plan *plan) {
     const cg_problem *p = &plan->problem;
     return p->channels_last && !cg_is_depthwise(p) && (p->ops & CG_OP_BWD_WEIGHT) &&
            !(p->ops & (CG_OP_FWD | CG_OP_BWD_DATA)) && plan->target.isa != CG_ISA_GLSL;
 }
 
-/* A dense dw on channels-last f32 tensors reads x in place, unpadded, skipping the taps in
- * the padding (dw_partial.c.in X_CLIPPED): the padded copy was a pass over x before the
- * kernel, 6% of ResNet's 3x3 stride-2 128-channel NHWC dw at 56x56. fwd shares the x view and
- * keeps the padded copy. */
+/* A dense dw on channels-last tensors reads x in place, unpadded, skipping the taps in the
+ * padding (dw_partial.c.in X_CLIPPED), 16-bit x converted broadcast by broadcast: the
+ * padded f32 copy was a pass over x before the kernel and 13 MB more in the L3. ResNet's NHWC
+ * 3x3 stride-2 dw, two cores: 128 channels at 56x56 5.26 -> 4.14 ms (f16 5.12 -> 4.51), 256 at
+ * 28x28 5.03 -> 4.13 (f16 5.07 -> 4.28); f16 1x1 dw mixed but ahead (256 <- 64 at 56x56 2.44
+ * -> 1.98, 128 <- 256 4.47 -> 4.23; 64 <- 64 0.474 -> 0.493, 512 <- 1024 at 14x14 3.60 ->
+ * 3.70). fwd shares the x view and keeps the padded copy. */
 static int dense_dw_x_in_place(const cg_plan *plan) {
     const cg_problem *p = &plan->problem;
-    return p->channels_last && p->dtype == CG_F32 && !cg_is_depthwise(p) &&
-           (p->ops & CG_OP_BWD_WEIGHT) && !(p->ops & CG_OP_FWD) && plan->target.isa != CG_ISA_GLSL;
+    return p->channels_last && !cg_is_depthwise(p) && (p->ops & CG_OP_BWD_WEIGHT) &&
+           !(p->ops & CG_OP_FWD) && plan->target.isa != CG_ISA_GLSL;
 }
 
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
@@ -184,7 +185,8 @@ static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, cha
     const cg_problem *p = &plan->problem;
     if (p->channels_last &&
         (p->dtype == CG_F32 || depthwise_in_place(plan) ||
-         (tensor == CG_T_DY && dense_dw_dy_in_place(plan))) &&
+         (tensor == CG_T_DY && dense_dw_dy_in_place(plan)) ||
+         (tensor == CG_T_X && dense_dw_x_in_place(plan))) &&
         !cg_view_padded(view)) {
         view->buffer = tensor;
         view->offset = 0;

@@ -16,8 +16,9 @@
  * broadcast. The tile stays in registers across a block of ROW_BLOCK rows and is reloaded from
  * the partial once per block (the first block starts from zero). x is either a padded f32
  * channels-last view or, X_PLANAR, the problem's own channels-first tensor in its storage
- * type (broadcasts need no vector layout, so only dy is reordered; rows and columns in the
- * padding are skipped). */
+ * type (broadcasts need no vector layout, so only dy is reordered); where the view leaves x's
+ * padding out (X_CLIPPED: the tensor in place), rows in the padding are skipped and columns
+ * clipped. */
 #define X_BUF CG_T_X
 #define X_OFFSET 0
 #define X_E0 1
@@ -28,6 +29,7 @@
 #define X_BASE1 -1
 #define X_BASE2 -1
 #define X_PLANAR 1 /* x in place: [n][c][X_E0][X_E1][X_E2], X_BASE = -padding */
+#define X_CLIPPED 1 /* taps reach outside the view (X_BASE < 0 or past X_E) */
 #define X_ELEM uint16_t
 #define LOAD_X cg_ld_f16 /* scalar x load as f32 */
 #define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
@@ -182,26 +184,24 @@ static inline __attribute__((always_inline)) void dy_prefetch_step(dy_prefetch *
 }
 
 /* Where tap (j0, j1, j2) of row r reads x (channel 0 of the group at output column 0); NULL
- * when that x row is padding (only X_PLANAR: the view has its padding in memory). */
+ * when that x row is padding (only X_CLIPPED: else the view has its padding in memory). */
 static inline __attribute__((always_inline)) const X_ELEM *x_row_of(const X_ELEM *x, int64_t r,
                                                                     int j0, int j1, int j2) {
     const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
     const int64_t i0 = X_BASE0 + STRIDE0 * o0 + DIL0 * j0, i1 = X_BASE1 + STRIDE1 * o1 + DIL1 * j1;
-    if (X_PLANAR) {
-        if (i0 < 0 || i0 >= X_E0 || i1 < 0 || i1 >= X_E1) return NULL;
-        return x + ((n * X_C * X_E0 + i0) * X_E1 + i1) * X_E2 + X_BASE2 + DIL2 * j2;
-    }
+    if (X_CLIPPED && (i0 < 0 || i0 >= X_E0 || i1 < 0 || i1 >= X_E1)) return NULL;
+    if (X_PLANAR) return x + ((n * X_C * X_E0 + i0) * X_E1 + i1) * X_E2 + X_BASE2 + DIL2 * j2;
     return x + (((n * X_E0 + i0) * X_E1 + i1) * X_E2 + X_BASE2 + DIL2 * j2) * X_C;
 }
 
 /* Output columns [first, end) whose tap-j2 x column lies inside x (all of them in a view). */
 static inline int64_t first_column(int j2) {
     const int64_t col = X_BASE2 + DIL2 * j2; /* x column of output column 0 */
-    return !X_PLANAR || col >= 0 ? 0 : (-col + STRIDE2 - 1) / STRIDE2;
+    return !X_CLIPPED || col >= 0 ? 0 : (-col + STRIDE2 - 1) / STRIDE2;
 }
 static inline int64_t end_column(int j2) {
     const int64_t col = X_BASE2 + DIL2 * j2;
-    if (!X_PLANAR) return OUT2;
+    if (!X_CLIPPED) return OUT2;
     if (col >= X_E2) return 0;
     const int64_t end = (X_E2 - 1 - col) / STRIDE2 + 1;
     return end < OUT2 ? end : OUT2;
