@@ -218,7 +218,8 @@ static cg_dtype view_dtype(const cg_problem *p, const cg_view *view) {
 static int view_clips_taps(const cg_step *s) {
     for (int i = 0; i < 3; i++) {
         const int64_t first = s->src.origin[i] - s->pad_lo[i];
-        const int64_t last = first + s->stride[i] * (s->out[i] - 1) + s->dilation[i] * (s->taps[i] - 1);
+        const int64_t last =
+            first + s->stride[i] * (s->out[i] - 1) + s->dilation[i] * (s->taps[i] - 1);
         if (first < 0 || last >= s->src.extent[i]) return 1;
     }
     return 0;

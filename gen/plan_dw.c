@@ -48,7 +48,8 @@ int64_t cg_split_factor(const cg_target *target, int64_t rows, int64_t row_pixel
 /* REDUCE items: (group, block of CG_REDUCE_CIN_BLOCK input channels, block of co_block output
  * channels), every tap inside (templates/cpu/reduce.c.in says why). */
 int64_t cg_reduce_work_items(const cg_step *reduce) {
-    const int64_t co_blocks = reduce->co_block > 0 ? cg_ceil_div(reduce->cout_g, reduce->co_block) : 1;
+    const int64_t co_blocks =
+        reduce->co_block > 0 ? cg_ceil_div(reduce->cout_g, reduce->co_block) : 1;
     return reduce->groups * cg_ceil_div(reduce->cin_g, CG_REDUCE_CIN_BLOCK) * co_blocks;
 }
 
@@ -200,13 +201,14 @@ static int depthwise_x_staged(const cg_target *target, const cg_dims *dims, cons
     return ring * width * part->nv * part->vlen * 4 <= target->l1_bytes / 2;
 }
 
-/* A depthwise dw walks each row's pixels with every load a pixel (C channels) after the
- * last; the pixel loop is unrolled in full where the unrolled row stays within 1024 FMAs and,
- * for strided rows, 16 pixels, so that each load is an instruction of its own stepping a row
- * at a time. MobileNet's NHWC dw (two cores, batch 8), 4-vector blocks by filter rows: 28x28
- * 0.176 -> 0.123 ms, 56x56 0.323 -> 0.260, 28x28 stride 2 (rows of 14) 0.056 -> 0.048; all
- * taps held, 7x7 and 14x14 (stride 2: 0.037 -> 0.036) level to 4% faster. Stride-2 rows of
- * 28 and 56 pixels lost 5-7% (56x56 0.094 -> 0.101 ms). */
+/* A depthwise dw's pixel loop over a row is unrolled in full where the unrolled row stays
+ * within 1024 FMAs and, for strided rows, 16 pixels: seeing the whole row, clang loads each x
+ * vector once for the taps of a filter row that read it (by filter rows, 4-vector blocks: 12
+ * accumulators, 4 dy and 12 x vectors in registers), a load for every FMA before. MobileNet's
+ * NHWC dw (two cores, batch 8), 4-vector blocks by filter rows: 28x28 0.176 -> 0.123 ms, 56x56
+ * 0.323 -> 0.260, 28x28 stride 2 (rows of 14) 0.056 -> 0.048; all taps held (too few
+ * registers to keep x), 7x7 and 14x14 (stride 2: 0.037 -> 0.036) level to 4% faster.
+ * Stride-2 rows of 28 and 56 pixels lost 5-7% (56x56 0.094 -> 0.101 ms). */
 static int depthwise_row_unrolled(const cg_dims *dims, const cg_step *part) {
     const int64_t row_taps = part->taps_held ? dims->taps : dims->filter[2];
     return dims->out[2] * row_taps * part->nv <= 1024 &&

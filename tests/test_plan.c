@@ -1345,14 +1345,16 @@ static void test_depthwise_in_place(void **state) {
     free(plan);
     /* a padded dense dw (dx beside it): x in place, unpadded (taps in the padding skipped);
      * with fwd sharing the x view, x keeps its padded copy */
-    cg_problem padded = parse("bwdd-bwdw_bf16_nhwc_g1mb2ic32oc64_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    cg_problem padded =
+        parse("bwdd-bwdw_bf16_nhwc_g1mb2ic32oc64_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
     plan = plan_for(&padded, &base_target);
     dense_part = find_kind(plan, CG_STEP_DW_PARTIAL);
     assert_true(dense_part->src.buffer == CG_T_X && view_unpadded(&dense_part->src));
     for (int i = 0; i < plan->step_count; i++)
         assert_false(plan->steps[i].kind == CG_STEP_TO_CL && plan->steps[i].tensor == CG_T_X);
     free(plan);
-    cg_problem with_fwd = parse("fwd-bwdw_f32_nhwc_g1mb2ic32oc64_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    cg_problem with_fwd =
+        parse("fwd-bwdw_f32_nhwc_g1mb2ic32oc64_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0");
     plan = plan_for(&with_fwd, &base_target);
     to_cl = find_kind(plan, CG_STEP_TO_CL);
     assert_true(to_cl && to_cl->tensor == CG_T_X);

@@ -10,12 +10,13 @@
 /* Adds the SPLITS partial sums in a fixed order (s = 0, 1, ...), so that a plan gives the
  * same bits on every run, and writes dw (and db) in the problem's layout and storage type.
  * Work item = (group g, block of CIN_BLOCK input channels, block of CO_BLOCK output channels)
- * over every tap; the db of group g is written by its items of input block 0. dw element (co, ci, tap) of group g sits at
- * G_STRIDE*g + CO_STRIDE*co + CI_STRIDE*ci + F_STRIDE*tap. Output channels outermost: the
- * block's taps x channels of one co are neighbours in dw in either layout family (OIHW: ci,
- * tap; OHWI: tap, ci), so each line of dw is written by one item at once, while the partial
- * rows read for one co (taps x CIN_BLOCK of them) stay in L1 for the next co. (By (g, tap)
- * items with ci inside, a 1x1 512 x 2048 dw took 7 ms in one item, its stores strided.)
+ * over every tap; the db of group g is written by its items of input block 0. dw element
+ * (co, ci, tap) of group g sits at G_STRIDE*g + CO_STRIDE*co + CI_STRIDE*ci + F_STRIDE*tap.
+ * Output channels outermost: the block's taps x channels of one co are neighbours in dw in
+ * either layout family (OIHW: ci, tap; OHWI: tap, ci), so each line of dw is written by one
+ * item at once, while the partial rows read for one co (taps x CIN_BLOCK of them) stay in L1
+ * for the next co. (By (g, tap) items with ci inside, a 1x1 512 x 2048 dw took 7 ms in one
+ * item, its stores strided.)
  * Whole CG_TB x CG_TB blocks of (co, ci) are summed as rows and turned in registers (element
  * by element, reading a column of partial rows per co, a 1x1 2048 x 512 dw spent 2.1 ms). */
 #define GROUPS 1
