@@ -903,6 +903,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "COUT", s->cout_g);
         cg_values_int(v, "NR", (int64_t)s->nv * s->vlen);
         cg_values_int(v, "BLOCKS_PER_ITEM", cg_pack_blocks_per_item(s));
+        cg_values_int(v, "PACK_ROWS", s->pack_rows);
+        cg_values_set(v, "LOADV_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_int(v, "TAPS", taps);
         cg_values_int(v, "WPACK_OFFSET", s->wpack_offset);
         weight_strides(v, p, s, problem_taps);

@@ -128,6 +128,8 @@ typedef struct cg_step {
                             item's tiles run, a share per slice of k_chunk input channels */
     int nt_stores;       /* PLANAR_1X1 unstaged, stride 1, f32 planes of whole lines: dx
                             leaves by non-temporal stores */
+    int64_t pack_rows;   /* PACK_W: > 0, work items are runs of this many input channels of
+                            every block (output channels adjacent in w); 0: runs of blocks */
     int64_t k_chunk;     /* PLANAR_1X1 unstaged: input channels per pass over a tile's panel
                             (cin_g: one pass); staged: per slice between writes */
     int64_t block_run;   /* PLANAR_1X1 with k_chunk < cin_g: blocks of MR channels whose

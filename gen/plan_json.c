@@ -271,7 +271,10 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_DW_GEMM_1X1: put_bool(b, obj, "x_planar", s->x_planar); break;
     case CG_STEP_DEPTHWISE_FLAT_DW:
     case CG_STEP_DEPTHWISE_ROWS_DW: put_int(b, obj, "channel_block", s->row_block); break;
-    case CG_STEP_PACK_W: put_weights(b, obj, s); break;
+    case CG_STEP_PACK_W:
+        put_weights(b, obj, s);
+        if (s->pack_rows > 0) put_int(b, obj, "pack_rows", s->pack_rows);
+        break;
     case CG_STEP_ZERO_FILL:
         put_view(b, obj, "dst", &s->dst);
         put_zero_fill(b, obj, s);

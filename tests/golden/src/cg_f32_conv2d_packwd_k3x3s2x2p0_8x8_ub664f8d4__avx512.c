@@ -20,7 +20,8 @@
  * all input channels read the item's lines once per tap: ResNet's 512-channel 3x3 stride-2 dx,
  * four phases of 1 to 4 taps, packs 1.10 -> 0.93 ms; the phases' packs also run as one chain
  * per item, plan.c). Per tap the block's channels are a strided loop, which clang turns into
- * gathers for f32. */
+ * gathers for f32. PACK_ROWS > 0 (a block's output channels adjacent in w): work item = (g,
+ * run of PACK_ROWS input channels) over every block, w read in address order. */
 #define GROUPS 2
 #define CIN 8
 #define COUT 8
@@ -36,6 +37,9 @@
 #define ITEMS_PER_GROUP ((BLOCKS + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM)
 #define ELEM float /* storage element of w: f32 or 16-bit (f16/bf16) */
 #define LOADV cg_vload /* a vector of w's elements as f32 */
+#define LOADV_RANGE cg_vload_range /* lanes [lo, hi) of a vector of w as f32, the others 0 */
+#define PACK_ROWS 0
+#define ROW_RUNS (PACK_ROWS > 0 ? (CIN + PACK_ROWS - 1) / PACK_ROWS : 1)
 /* Output channels adjacent in w (the dx role of 1x1 filters, channels-last filters): a whole
  * block is NR/CG_VLEN vectors of one line, copied as vectors (element by element, ResNet's
  * 1024 -> 512 1x1 stride-2 dx spent 0.44 of 7.9 ms, one core, packing its 2 MiB of w). */
@@ -66,10 +70,33 @@ static inline __attribute__((always_inline)) void prefetch_runs(const ELEM *at, 
         for (int64_t e = 0; e < run; e += LINE_ELEMS) __builtin_prefetch(at + F_STRIDE * tap_map[j] + e);
 }
 
+/* PACK_ROWS: input channels [ci0, ci1) of group g, every tap and block, as vectors (the last
+ * block's lanes past COUT zero). */
+static void pack_rows(const ELEM *w, float *wpack, int64_t g, int64_t ci0, int64_t ci1) {
+    _Static_assert(!PACK_ROWS || (CO_STRIDE == 1 && NR % CG_VLEN == 0), "rows of vectors");
+    for (int64_t ci = ci0; ci < ci1; ci++)
+        for (int64_t j = 0; j < TAPS; j++) {
+            const ELEM *in = w + G_STRIDE * g + CI_STRIDE * ci + F_STRIDE * tap_map[j];
+            float *out = wpack + ((g * BLOCKS * TAPS + j) * CIN + ci) * NR;
+            for (int64_t b = 0; b < BLOCKS; b++)
+                for (int64_t r = 0; r < NR; r += CG_VLEN) {
+                    const int64_t co = b * NR + r;
+                    cg_vstore(out + b * TAPS * CIN * NR + r,
+                              co + CG_VLEN <= COUT ? LOADV(in + co)
+                              : co < COUT          ? LOADV_RANGE(in + co, 0, (int)(COUT - co))
+                                                   : cg_vzero());
+                }
+        }
+}
+
 void cg_f32_conv2d_packwd_k3x3s2x2p0_8x8_ub664f8d4__avx512(const cg_kernel_params *params, void *const *buffers) {
     const ELEM *w = (const ELEM *)buffers[CG_T_W];
     float *wpack = (float *)((char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
-    for (int64_t item = params->work_begin; item < params->work_end; item++) {
+    for (int64_t item = params->work_begin; PACK_ROWS && item < params->work_end; item++) {
+        const int64_t g = item / ROW_RUNS, ci0 = item % ROW_RUNS * PACK_ROWS;
+        pack_rows(w, wpack, g, ci0, ci0 + PACK_ROWS < CIN ? ci0 + PACK_ROWS : CIN);
+    }
+    for (int64_t item = params->work_begin; !PACK_ROWS && item < params->work_end; item++) {
         const int64_t g = item / ITEMS_PER_GROUP, b0 = (item % ITEMS_PER_GROUP) * BLOCKS_PER_ITEM;
         const int64_t b1 = b0 + BLOCKS_PER_ITEM < BLOCKS ? b0 + BLOCKS_PER_ITEM : BLOCKS;
         const int64_t item_channels = (b1 * NR < COUT ? b1 * NR : COUT) - b0 * NR;
