@@ -701,7 +701,6 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
         cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
         cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
         cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
-        cg_values_int(v, "STREAM", s->stream);
         return "cpu/depthwise_flat_dx.c.in";
     }
     cg_values_set(v, "STORE", "%s", store_fn(p->dtype));

@@ -276,19 +276,6 @@ static void channel_block_items(const cg_plan *plan, cg_step *step) {
  * p - pl + d*f, per dim) with their column offsets (quartered: in quarter columns, the row
  * period dy's); the emitter flattens them (a*W + b, or into the quarters) and makes the column
  * masks; dw items as channel_block_items. */
-/* The flat dx's f32 planes of whole vectors (whole lines on AVX-512) leave by non-temporal
- * stores: a plain store reads its line first, beside the walk's nine mostly split loads a
- * vector. Unlike the planar and turned dx (plan_planar.c, above), whose plain stores won on
- * this machine while dx fits the L3, this kernel ran faster streamed at every size measured
- * (MobileNet's 28x28 256-channel stride-1 dx, two cores: batch 8, 6.4 MB of dx, 0.157 ->
- * 0.139 ms; batch 4 0.075 -> 0.070; batch 2 0.038 -> 0.033; one core, batch 8, 0.332 ->
- * 0.280). Planes of 14x14 and 7x7 are not whole vectors and keep plain stores. */
-static int flat_dx_streams(const cg_plan *plan, const cg_dims *dims) {
-    const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
-    return plan->target.isa == CG_ISA_AVX512 && plan->problem.dtype == CG_F32 &&
-           cg_prod(dims->in, 3) % vlen == 0;
-}
-
 static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const int dx = p->ops == CG_OP_BWD_DATA;
@@ -303,7 +290,6 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
                                         : step->tap_offset[t][2];
     if (dx) {
         step->work_items = p->n * p->c;
-        step->stream = flat_dx_streams(plan, dims);
         cg_name_step(plan, step, "lbwdd");
         return CG_OK;
     }

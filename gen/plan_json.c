@@ -265,7 +265,6 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         break;
     case CG_STEP_PLANAR_CONV:
     case CG_STEP_PLANAR_DEPTHWISE:
-    case CG_STEP_DEPTHWISE_FLAT_DX:
         put_bool(b, obj, "stream", s->stream);
         break;
     case CG_STEP_DX_GEMM_1X1: put_int(b, obj, "k_chunk", s->k_chunk); break;
