@@ -118,7 +118,7 @@ FUZZ_SRCS_manifest := runtime/cgrt_manifest.c runtime/cg_problem.c
 FUZZ_SRCS_miopen := gen/miopen_import.c runtime/cg_problem.c
 FUZZ_SRCS_sweep := gen/sweep_spec.c gen/problem_json.c runtime/cg_problem.c
 FUZZ_SRCS_overrides := $(sort $(wildcard gen/plan*.c)) gen/tiles.c \
-	gen/kernel_name.c gen/target.c runtime/cg_problem.c
+	gen/kernel_name.c gen/target.c gen/layout_strides.c runtime/cg_problem.c
 FUZZ_SRCS_tuning_db := gen/tuning_db.c $(FUZZ_SRCS_overrides)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 ASAN_BUILD := build-asan
