@@ -179,8 +179,8 @@ static int dense_dw_x_in_place(const cg_plan *plan) {
 }
 
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
- * channels-last (any storage type for the depthwise kernels and a dense dw alone's dy), else
- * in the workspace behind a TO_CL step. */
+ * channels-last (any storage type for the depthwise kernels, a dense dw's x and a dense dw
+ * alone's dy), else in the workspace behind a TO_CL step. */
 static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, char *msg) {
     const cg_problem *p = &plan->problem;
     if (p->channels_last &&
