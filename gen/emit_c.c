@@ -211,20 +211,20 @@ static cg_dtype view_dtype(const cg_problem *p, const cg_view *view) {
     return view->buffer == CG_BUF_WORKSPACE ? CG_F32 : p->dtype;
 }
 
-/* PREFIX_ELEM and the vector loads (PREFIX_LOADV, PREFIX_LOADV_RANGE) or stores (PREFIX_STOREV,
- * PREFIX_STOREV_RANGE) of a view in its storage type (cg_isa_*.h, cg_isa_shared.h). */
-/* A dw step's x view leaves some of x's padding out (the tensor read in place): a tap of
- * some output pixel reads before its start or past its end. */
+/* A dw step's x view leaves some of x's padding out (the tensor read in place): in some
+ * dimension not every output pixel's taps read inside it. */
 static int view_clips_taps(const cg_step *s) {
     for (int i = 0; i < 3; i++) {
-        const int64_t first = s->src.origin[i] - s->pad_lo[i];
-        const int64_t last =
-            first + s->stride[i] * (s->out[i] - 1) + s->dilation[i] * (s->taps[i] - 1);
-        if (first < 0 || last >= s->src.extent[i]) return 1;
+        int64_t lo, hi;
+        interior_range(s->src.origin[i] - s->pad_lo[i], s->stride[i],
+                       (s->taps[i] - 1) * s->dilation[i], s->src.extent[i], s->out[i], &lo, &hi);
+        if (lo != 0 || hi != s->out[i]) return 1;
     }
     return 0;
 }
 
+/* PREFIX_ELEM and the vector loads (PREFIX_LOADV, PREFIX_LOADV_RANGE) or stores (PREFIX_STOREV,
+ * PREFIX_STOREV_RANGE) of a view in its storage type (cg_isa_*.h, cg_isa_shared.h). */
 static void set_view_vectors(cg_template_values *v, const char *prefix, cg_dtype dtype,
                              int stores) {
     char key[32];

@@ -156,26 +156,22 @@ static int depthwise_in_place(const cg_plan *plan) {
            (p->dtype == CG_F32 || !db_alone);
 }
 
-/* A dense dw alone on channels-last tensors of a 16-bit type reads its dy in place, converted
- * as each row block is staged (dw_partial.c.in): ResNet's f16 NHWC 1x1 dw 128 <- 256 at 56x56
- * 5.18 -> 4.06 ms (f32: 4.11), 64 <- 256 2.75 -> 2.40. (x: dense_dw_x_in_place.) */
-static int dense_dw_dy_in_place(const cg_plan *plan) {
+/* A dense dw on channels-last tensors reads its input `tensor` in place in any storage type,
+ * as long as no other op of the problem shares its view (fwd shares x's; fwd and dx share
+ * dy's, which keep their padded f32 copies):
+ * - x unpadded, the taps in the padding skipped (dw_partial.c.in X_CLIPPED), 16-bit x
+ *   converted broadcast by broadcast: the padded f32 copy was a pass over x before the kernel
+ *   and 13 MB more in the L3. ResNet's NHWC 3x3 stride-2 dw, two cores: 128 channels at 56x56
+ *   5.26 -> 4.14 ms (f16 5.12 -> 4.51), 256 at 28x28 5.03 -> 4.13 (f16 5.07 -> 4.28); f16 1x1
+ *   dw mixed but ahead (256 <- 64 at 56x56 2.44 -> 1.98, 128 <- 256 4.47 -> 4.23; 64 <- 64
+ *   0.474 -> 0.493, 512 <- 1024 at 14x14 3.60 -> 3.70);
+ * - dy of a 16-bit type converted as each row block is staged: ResNet's f16 NHWC 1x1 dw 128
+ *   <- 256 at 56x56 5.18 -> 4.06 ms (f32: 4.11), 64 <- 256 2.75 -> 2.40. */
+static int dense_dw_in_place(const cg_plan *plan, cg_tensor tensor) {
     const cg_problem *p = &plan->problem;
+    const unsigned sharing = tensor == CG_T_X ? CG_OP_FWD : CG_OP_FWD | CG_OP_BWD_DATA;
     return p->channels_last && !cg_is_depthwise(p) && (p->ops & CG_OP_BWD_WEIGHT) &&
-           !(p->ops & (CG_OP_FWD | CG_OP_BWD_DATA)) && plan->target.isa != CG_ISA_GLSL;
-}
-
-/* A dense dw on channels-last tensors reads x in place, unpadded, skipping the taps in the
- * padding (dw_partial.c.in X_CLIPPED), 16-bit x converted broadcast by broadcast: the
- * padded f32 copy was a pass over x before the kernel and 13 MB more in the L3. ResNet's NHWC
- * 3x3 stride-2 dw, two cores: 128 channels at 56x56 5.26 -> 4.14 ms (f16 5.12 -> 4.51), 256 at
- * 28x28 5.03 -> 4.13 (f16 5.07 -> 4.28); f16 1x1 dw mixed but ahead (256 <- 64 at 56x56 2.44
- * -> 1.98, 128 <- 256 4.47 -> 4.23; 64 <- 64 0.474 -> 0.493, 512 <- 1024 at 14x14 3.60 ->
- * 3.70). fwd shares the x view and keeps the padded copy. */
-static int dense_dw_x_in_place(const cg_plan *plan) {
-    const cg_problem *p = &plan->problem;
-    return p->channels_last && !cg_is_depthwise(p) && (p->ops & CG_OP_BWD_WEIGHT) &&
-           !(p->ops & CG_OP_FWD) && plan->target.isa != CG_ISA_GLSL;
+           !(p->ops & sharing) && plan->target.isa != CG_ISA_GLSL;
 }
 
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
@@ -184,9 +180,7 @@ static int dense_dw_x_in_place(const cg_plan *plan) {
 static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, char *msg) {
     const cg_problem *p = &plan->problem;
     if (p->channels_last &&
-        (p->dtype == CG_F32 || depthwise_in_place(plan) ||
-         (tensor == CG_T_DY && dense_dw_dy_in_place(plan)) ||
-         (tensor == CG_T_X && dense_dw_x_in_place(plan))) &&
+        (p->dtype == CG_F32 || depthwise_in_place(plan) || dense_dw_in_place(plan, tensor)) &&
         !cg_view_padded(view)) {
         view->buffer = tensor;
         view->offset = 0;
@@ -355,7 +349,7 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     if (need_x && x_in_place) {
         cg_planar_plane_view(&x_view, CG_T_X, p->n, p->c, dims.in);
     } else if (need_x) {
-        const int x_unpadded = unpadded || dense_dw_x_in_place(plan);
+        const int x_unpadded = unpadded || dense_dw_in_place(plan, CG_T_X);
         cg_view_init(&x_view, p->n, p->c, dims.in, x_unpadded ? NULL : dims.pad_lo,
                      x_unpadded ? NULL : dims.pad_hi);
         if ((status = place_input(plan, &x_view, CG_T_X, msg)) != CG_OK) return status;
@@ -380,37 +374,29 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
     return CG_OK;
 }
 
-/* Weight packs of the same items (the stride phases' of a dx: an item is a block of output
- * channels over every input channel, the same lines of w for every phase) run as one chain,
- * item by item (CPU): each line of w then comes from beyond the L2 once, not once per phase
- * (ResNet's 512-channel 14x14 stride-2 dx, 9.4 MB of weights in four phases: its packing
- * region 0.95 -> 0.71 ms on two cores; the whole dx 7.74 -> 7.31 ms with the packs' new loop
- * order, pack_w.c.in). Needs the steps in their final order. */
-static void chain_weight_packs(cg_plan *plan) {
-    if (plan->target.isa == CG_ISA_GLSL) return;
-    for (int i = 1; i < plan->step_count; i++) {
-        cg_step *s = &plan->steps[i];
-        const cg_step *before = &plan->steps[i - 1];
-        if (s->kind == CG_STEP_PACK_W && before->kind == CG_STEP_PACK_W && s->concurrent &&
-            s->work_items == before->work_items)
-            s->paired = 1;
-    }
+/* Step s runs chained after `before`, item by item (CPU), where both read the same data item
+ * for item:
+ * - weight packs of the same items (the stride phases' of a dx: the same lines of w for every
+ *   phase): each line of w comes from beyond the L2 once, not once per phase (ResNet's
+ *   512-channel 14x14 stride-2 dx, 9.4 MB of weights in four phases: its packing region 0.95
+ *   -> 0.71 ms on two cores; the whole dx 7.74 -> 7.31 ms with the packs' new loop order,
+ *   pack_w.c.in);
+ * - the stride phases of a depthwise dx with as many rows (an item is an output row of its
+ *   phase, and they read the same dy rows, row for row): each dy row comes from beyond the L2
+ *   once, and the phases' dx rows are written together. */
+static int chains_after(const cg_step *s, const cg_step *before) {
+    const int same_work = s->kind == before->kind && s->concurrent &&
+                          s->work_items == before->work_items;
+    return same_work && (s->kind == CG_STEP_PACK_W ||
+                         (s->kind == CG_STEP_DEPTHWISE && s->role == CG_ROLE_BWD_DATA &&
+                          before->role == CG_ROLE_BWD_DATA));
 }
 
-/* The stride phases of a depthwise dx read the same dy rows, row for row (an item is an
- * output row of its phase): where they have as many rows, they run as one chain, item by
- * item (CPU), so that each dy row comes from beyond the L2 once, not once per phase, and the
- * phases' dx rows are written together. Needs the steps in their final order. */
-static void chain_depthwise_phases(cg_plan *plan) {
+/* Marks the chained steps (chains_after). Needs the steps in their final order. */
+static void chain_steps(cg_plan *plan) {
     if (plan->target.isa == CG_ISA_GLSL) return;
-    for (int i = 1; i < plan->step_count; i++) {
-        cg_step *s = &plan->steps[i];
-        const cg_step *before = &plan->steps[i - 1];
-        if (s->kind == CG_STEP_DEPTHWISE && before->kind == CG_STEP_DEPTHWISE &&
-            s->role == CG_ROLE_BWD_DATA && before->role == CG_ROLE_BWD_DATA && s->concurrent &&
-            s->work_items == before->work_items)
-            s->paired = 1;
-    }
+    for (int i = 1; i < plan->step_count; i++)
+        if (chains_after(&plan->steps[i], &plan->steps[i - 1])) plan->steps[i].paired = 1;
 }
 
 void cg_plan_close_regions(cg_plan *plan) {
@@ -429,8 +415,7 @@ void cg_plan_close_regions(cg_plan *plan) {
         int region = cg_step_region(plan->steps[i].kind);
         plan->steps[i].concurrent = i > 0 && cg_step_region(plan->steps[i - 1].kind) == region;
     }
-    chain_weight_packs(plan);
-    chain_depthwise_phases(plan);
+    chain_steps(plan);
 }
 
 int cg_step_region(cg_step_kind kind) {

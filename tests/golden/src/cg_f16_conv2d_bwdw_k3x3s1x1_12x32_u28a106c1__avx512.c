@@ -98,13 +98,18 @@ static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, c
 }
 
 /* Row r of the reduction: its dy row, and the x row that tap (j0, j1) reads. */
-/* Row r of the reduction's dy (the row block starting at r0 when DY_PLANAR). */
+/* The first dy pixel of row r of the reduction in a channels-last dy view (pixels, not
+ * elements). */
+static inline __attribute__((always_inline)) int64_t dy_view_pixel(int64_t r) {
+    const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
+    return ((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 + DY_ORIGIN2;
+}
+
+/* Row r of the reduction's dy (the row block starting at r0 when DY_PLANAR or DY_STAGED). */
 static inline __attribute__((always_inline)) const float *dy_row_of(const float *dy, int64_t r,
                                                                     int64_t r0) {
     if (DY_PLANAR || DY_STAGED) return dy + (r - r0) * OUT2 * NR;
-    const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
-    return dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 + DY_ORIGIN2) *
-                    DY_C;
+    return dy + dy_view_pixel(r) * DY_C;
 }
 
 /* dy rows [r0, r1) of the block's channels [0, kw) -> dy_block[row][pixel][NR]: register
@@ -133,9 +138,7 @@ static void turn_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, int64_t kw, flo
 static void copy_rows(const DY_ELEM *dy, int64_t r0, int64_t r1, const int nv, const int lanes,
                       float *dy_block) {
     for (int64_t r = r0; r < r1; r++) {
-        const int64_t o1 = r % OUT1, o0 = (r / OUT1) % OUT0, n = r / (OUT1 * OUT0);
-        const DY_ELEM *in = dy + (((n * DY_E0 + DY_ORIGIN0 + o0) * DY_E1 + DY_ORIGIN1 + o1) * DY_E2 +
-                                  DY_ORIGIN2) * DY_SRC_C;
+        const DY_ELEM *in = dy + dy_view_pixel(r) * DY_SRC_C;
         float *row = dy_block + (r - r0) * OUT2 * NR;
         for (int64_t x = 0; x < OUT2; x++)
             for (int v = 0; v < nv; v++) {

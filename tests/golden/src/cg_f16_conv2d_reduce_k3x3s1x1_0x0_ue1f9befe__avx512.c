@@ -94,17 +94,23 @@ static void reduce_block(void *dw, const float *rows, int64_t base, int64_t spli
             cg_st_f16(dw, base + CO_STRIDE * co + CI_STRIDE * ci, turned[co * CG_TB + ci]);
 }
 
+/* n tap rows (tap_step apart from `row`, CG_TB output channels each) summed over the splits
+ * and turned: turned[co][tap]. taps: the caller's scratch, zero at first, so that its rows
+ * past n, turned but never stored, stay defined. */
+static void turn_tap_rows(const float *row, int64_t tap_step, int n, int64_t split_floats,
+                          float *taps, float *turned) {
+    for (int t = 0; t < n; t++) cg_vstore(taps + t * CG_TB, split_sum(row + t * tap_step, split_floats));
+    cg_transpose_block(taps, CG_TB, turned, CG_TB);
+}
+
 /* TAP_RUNS: the CG_TB x CG_TB block of (output, input) channels at `rows` (tap 0's partial
  * row of its first input channel) over every tap, into dw at `run` (output channel co0, input
  * channel ci0, tap 0). */
 static void reduce_tap_runs(float *run, const float *rows, int64_t split_floats) {
-    float taps[CG_TB * CG_TB] __attribute__((aligned(64))) = {0}; /* rows past TAPS stay 0 */
+    float taps[CG_TB * CG_TB] __attribute__((aligned(64))) = {0};
     float turned[CG_TB * CG_TB] __attribute__((aligned(64)));
     for (int ci = 0; ci < CG_TB; ci++) {
-        for (int tap = 0; tap < TAPS; tap++)
-            cg_vstore(taps + tap * CG_TB,
-                      split_sum(rows + ((int64_t)tap * CIN + ci) * COUT_PAD, split_floats));
-        cg_transpose_block(taps, CG_TB, turned, CG_TB); /* turned[co][tap] */
+        turn_tap_rows(rows + ci * COUT_PAD, CIN * COUT_PAD, TAPS, split_floats, taps, turned);
         for (int co = 0; co < CG_TB; co++)
             cg_vstore_n(run + CO_STRIDE * co + CI_STRIDE * ci, cg_vload(turned + co * CG_TB), TAPS);
     }
@@ -113,14 +119,11 @@ static void reduce_tap_runs(float *run, const float *rows, int64_t split_floats)
 /* TAP_ROWS: output channels [co0, co0 + CG_TB) of group g, every tap (CG_TB at a time). */
 static void reduce_tap_rows(void *dw, const float *group, int64_t g, int64_t co0,
                             int64_t split_floats) {
-    /* rows past a chunk's n taps are turned but never stored (zero at first: defined) */
     float taps[CG_TB * CG_TB] __attribute__((aligned(64))) = {0};
     float turned[CG_TB * CG_TB] __attribute__((aligned(64)));
     for (int64_t t0 = 0; t0 < TAPS; t0 += CG_TB) {
         const int n = TAPS - t0 < CG_TB ? (int)(TAPS - t0) : CG_TB;
-        for (int t = 0; t < n; t++)
-            cg_vstore(taps + t * CG_TB, split_sum(group + (t0 + t) * COUT_PAD + co0, split_floats));
-        cg_transpose_block(taps, CG_TB, turned, CG_TB); /* turned[co][tap] */
+        turn_tap_rows(group + t0 * COUT_PAD + co0, COUT_PAD, n, split_floats, taps, turned);
         for (int co = 0; co < CG_TB; co++) {
             const int64_t run = G_STRIDE * g + CO_STRIDE * (co0 + co) + t0;
             if (STORE_F32)
