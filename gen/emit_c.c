@@ -801,6 +801,11 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "KCHUNK", s->row_block);
         cg_values_int(v, "CHANNELS_LAST", !s->x_planar);
+        cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(p->dtype));
+        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
+        cg_values_int(v, "CGROUP", s->block_run > 0 ? s->block_run : 1);
+        cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
+        cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
         return "cpu/dw_1x1_gemm.c.in";
     case CG_STEP_PLANAR_PHASES:
         set_planar_tile(v, s, p->dtype);

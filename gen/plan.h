@@ -131,17 +131,20 @@ typedef struct cg_step {
     int64_t pack_rows;   /* PACK_W: > 0, work items are runs of this many input channels of
                             every block (output channels adjacent in w); 0: runs of blocks */
     int64_t k_chunk;     /* PLANAR_1X1 unstaged: input channels per pass over a tile's panel
-                            (cin_g: one pass); staged: per slice between writes */
+                            (cin_g: one pass); staged: per slice between writes;
+                            DW_GEMM_1X1 channels-last: output channels per staged dy panel */
     int64_t block_run;   /* PLANAR_1X1 with k_chunk < cin_g: blocks of MR channels whose
                             partial sums a pass keeps on the stack; CONV: > 0, work items are
                             runs of block_run channel blocks x plane_run planes (n, h0);
-                            DW_PARTIAL: channel blocks per work item (0: one) */
+                            DW_PARTIAL: channel blocks per work item (0: one);
+                            DW_GEMM_1X1 channels-last: input channel blocks per work item */
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
 
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */
     int64_t rows;             /* reduction rows: n * out0 * out1 */
     int64_t item_rows;        /* PLANAR_DEPTHWISE: output rows per work item (1 or a plane);
+                                 DW_GEMM_1X1 channels-last: pixels per pass of a panel's tiles;
                                  CONV: output rows (count[1]) per work item */
     int64_t row_block;        /* rows accumulated in registers between partial reloads */
     int64_t co_block;         /* REDUCE: output channels per work item (0: all of them) */

@@ -32,6 +32,22 @@
 /* Stack bytes of the turned x block of one item (all pixels x NB channels, f32). */
 #define DW_1X1_STACK_CAP ((int64_t)512 << 10)
 
+/* Channels-last: register tiles per staged dy panel. 8 tiles of 6 output channels are 48, three
+ * lines of a dy pixel (AVX-512), which a tile's pixels then read from the L1. */
+#define DW_1X1_PANEL_TILES 8
+
+/* Channels-last: the input channel blocks of an item share each staged dy panel; their turned
+ * x blocks take up to this share of the L2 (a quarter: dyt and the panel's x rows beside them),
+ * and the stack cap above. */
+#define DW_1X1_GROUP_L2_SHARE 4
+
+/* Output channels of a staged dy panel (channels-last) for tiles of mr rows. */
+static int64_t dy_panel(const cg_problem *p, int mr) {
+    const int64_t panel = (int64_t)DW_1X1_PANEL_TILES * mr;
+    const int64_t k_tiles = cg_ceil_div(p->k, mr) * mr;
+    return panel < k_tiles ? panel : k_tiles;
+}
+
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->ops != CG_OP_BWD_WEIGHT || p->groups != 1 ||
@@ -47,8 +63,10 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const int64_t max_plane = p->channels_last ? DW_1X1_MAX_PLANE_CHANNELS_LAST
                               : gathered       ? DW_1X1_MAX_GATHERED_PLANE
                                                : DW_1X1_MAX_PLANE;
+    const int mr = cg_tile_mr(plan->target.isa, cg_tile_nv(plan->target.isa, DW_1X1_LANES), 0);
+    const int64_t panel = p->channels_last ? dy_panel(p, mr) : 0;
     return plane <= max_plane && p->c % nb == 0 &&
-           p->n * plane * nb * 4 <= DW_1X1_STACK_CAP;
+           p->n * plane * (nb + panel) * 4 <= DW_1X1_STACK_CAP;
 }
 
 cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
@@ -75,12 +93,32 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->mr = cg_tile_mr(plan->target.isa, step->nv, 0);
     if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
     if (step->mr > p->k) step->mr = (int)p->k;
-    /* chunks of output channels: enough items for 8 per thread, each turning its x block once */
-    const int64_t blocks = p->c / ((int64_t)step->nv * budget->vlen);
+    const int64_t nb = (int64_t)step->nv * budget->vlen, blocks = p->c / nb;
+    const int64_t pixels = p->n * cg_prod(dims->out, 3);
+    step->block_run = 1;
+    if (p->channels_last) {
+        /* Blocks per item: each staged dy panel serves them all (dy is swept once per group),
+         * their x blocks within the L2 share and, with dyt, the stack cap. */
+        step->k_chunk = dy_panel(p, step->mr);
+        const int64_t block_bytes = pixels * nb * 4, dyt_bytes = pixels * step->k_chunk * 4;
+        int64_t budget_bytes = plan->target.l2_bytes / DW_1X1_GROUP_L2_SHARE;
+        if (budget_bytes > DW_1X1_STACK_CAP - dyt_bytes) budget_bytes = DW_1X1_STACK_CAP - dyt_bytes;
+        for (int64_t g = blocks; g > 1; g--)
+            if (blocks % g == 0 && g * block_bytes <= budget_bytes) {
+                step->block_run = g;
+                break;
+            }
+        /* Pixels per pass: a pass's xt and dyt rows within half the L1 */
+        step->item_rows = (plan->target.l1_bytes / 2) / ((nb + step->k_chunk) * 4);
+        if (step->item_rows < 1) step->item_rows = 1;
+    }
+    /* chunks of output channels: enough items for 8 per thread, each turning its x block(s)
+     * once */
+    const int64_t groups = blocks / step->block_run;
     const int64_t want = 8 * (int64_t)plan->target.threads;
-    const int64_t chunks = blocks >= want ? 1 : cg_ceil_div(want, blocks);
+    const int64_t chunks = groups >= want ? 1 : cg_ceil_div(want, groups);
     step->row_block = cg_ceil_div(cg_ceil_div(p->k, chunks), step->mr) * step->mr;
-    step->work_items = blocks * cg_ceil_div(p->k, step->row_block);
+    step->work_items = groups * cg_ceil_div(p->k, step->row_block);
     cg_name_step(plan, step, "xbwdw");
     return CG_OK;
 }

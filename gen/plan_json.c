@@ -268,7 +268,15 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_bool(b, obj, "stream", s->stream);
         break;
     case CG_STEP_DX_GEMM_1X1: put_int(b, obj, "k_chunk", s->k_chunk); break;
-    case CG_STEP_DW_GEMM_1X1: put_bool(b, obj, "x_planar", s->x_planar); break;
+    case CG_STEP_DW_GEMM_1X1:
+        put_bool(b, obj, "x_planar", s->x_planar);
+        put_int(b, obj, "k_chunk", s->row_block);
+        if (!s->x_planar) {
+            put_int(b, obj, "block_group", s->block_run);
+            put_int(b, obj, "dy_panel", s->k_chunk);
+            put_int(b, obj, "pixel_chunk", s->item_rows);
+        }
+        break;
     case CG_STEP_DEPTHWISE_FLAT_DW:
     case CG_STEP_DEPTHWISE_ROWS_DW: put_int(b, obj, "channel_block", s->row_block); break;
     case CG_STEP_PACK_W:

@@ -706,7 +706,9 @@ static void test_planar_dw_slide(void **state) {
  * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
  * element by element); channels-last: a tail of output channels over two blocks of input
- * channels, bf16 at stride 2 on an odd plane, f16 1-D at stride 3, 3-D strided; outputs
+ * channels, bf16 at stride 2 on an odd plane, f16 1-D at stride 3, 3-D strided, and dy staged
+ * in several panels a chunk (a short last panel, a tile tail) over passes with a short last
+ * one and groups of two and three blocks (f32, and f16 at a column stride of 2); outputs
  * pre-filled with NaN, so an unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
     (void)state;
@@ -733,13 +735,17 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "{\"name\":\"cl_h16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
         "\"n\":2,\"c\":64,\"k\":30,\"input\":[100],\"filter\":[1],\"stride\":[3]},"
         "{\"name\":\"cl_vol\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NDHWC\","
-        "\"n\":1,\"c\":64,\"k\":12,\"input\":[3,5,8],\"filter\":[1,1,1],\"stride\":[2,1,2]}]}";
+        "\"n\":1,\"c\":64,\"k\":12,\"input\":[3,5,8],\"filter\":[1,1,1],\"stride\":[2,1,2]},"
+        "{\"name\":\"cl_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":128,\"k\":1000,\"input\":[5,5],\"filter\":[1,1]},"
+        "{\"name\":\"cl_h16_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":5,\"c\":192,\"k\":790,\"input\":[6,5],\"filter\":[1,1],\"stride\":[1,2]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("dw_1x1_gemm", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA */
-    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 33", dir);
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 39", dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "dw_1x1_gemm");
     free(problems);

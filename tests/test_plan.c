@@ -1048,22 +1048,27 @@ static void test_folded_1x1_dw(void **state) {
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
  * by element: a stride in depth or above 2 along the row; 64 channels-last), input channels in
  * whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
- * sums, no reduce, no reorder); items = channel blocks x chunks of output channels (whole
- * tiles) giving 8 per thread where the blocks alone do not. */
+ * sums, no reduce, no reorder); items = groups of channel blocks x chunks of output channels
+ * (whole tiles) giving 8 per thread where the groups alone do not. Channels-last: dy staged in
+ * panels of 8 tiles (48 channels), as many blocks per group as divide the blocks and fit a
+ * quarter of the L2 (1 MiB here: two 100 KiB blocks of 392 pixels), passes of 54 pixels (half
+ * the 48 KiB L1 over 64 + 48 floats a pixel); channels-first: one block, no panels. */
 static void test_dw_1x1_gemm(void **state) {
     (void)state;
     static const struct {
         const char *problem;
-        int64_t items, chunk;
+        int64_t items, chunk, group, panel, pixels;
     } cases[] = {
-        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 1026},
-        {"bwdw_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 2052},
-        {"bwdw_bf16_nchw_g1mb2ic64oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 7, 6},
-        {"bwdw_f32_ncw_g1mb2ic128oc30_i100_o50_f1_s2_d1_pl0_ph0", 10, 6},
-        {"bwdw_f32_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 516},
-        {"bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 32, 516},
-        {"bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 11, 6},
-        {"bwdw_f32_nhwc_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 2052},
+        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 1026, 1, 0, 0},
+        {"bwdw_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 2052, 1, 0, 0},
+        {"bwdw_bf16_nchw_g1mb2ic64oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 7, 6, 1, 0, 0},
+        {"bwdw_f32_ncw_g1mb2ic128oc30_i100_o50_f1_s2_d1_pl0_ph0", 10, 6, 1, 0, 0},
+        {"bwdw_f32_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 516, 1, 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 516, 2, 48, 54},
+        {"bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 11, 6, 1, 48, 54},
+        {"bwdw_f32_nhwc_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 1026, 2, 48, 54},
+        /* 5 blocks: the only divisor within the L2 share is all of them */
+        {"bwdw_f32_nhwc_g1mb2ic320oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 6, 5, 48, 54},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1075,6 +1080,11 @@ static void test_dw_1x1_gemm(void **state) {
         assert_int_equal(gemm->nv, 4);
         assert_int_equal(gemm->row_block, cases[c].chunk);
         assert_int_equal(gemm->work_items, cases[c].items);
+        assert_int_equal(gemm->block_run, cases[c].group);
+        if (p.channels_last) {
+            assert_int_equal(gemm->k_chunk, cases[c].panel);
+            assert_int_equal(gemm->item_rows, cases[c].pixels);
+        }
         assert_int_equal(plan->workspace_bytes, 0);
         free(plan);
     }
