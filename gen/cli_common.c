@@ -174,12 +174,13 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         cg_problem_format(problem, canonical);
         cg_target host = cg_target_host();
         /* The key names everything the pack depends on: problem, target, generator version,
-         * the ISA and core count the plans were made for. The build id digests the
+         * the ISA, core count, caches and CPU vendor the plans were made for. The build id digests the
          * generator's sources and templates (Makefile), so changed kernels get new entries. */
-        char key[CG_PROBLEM_STR_MAX + 128];
-        snprintf(key, sizeof key, "%s|%d|%s+%s|%s|%d", canonical, (int)target,
+        char key[CG_PROBLEM_STR_MAX + 192];
+        snprintf(key, sizeof key, "%s|%d|%s+%s|%s|%d|%lld,%lld,%lld,%d", canonical, (int)target,
                  CG_GENERATOR_VERSION, cg_generator_build_id, cg_isa_name(host.isa),
-                 host.threads);
+                 host.threads, (long long)host.l1_bytes, (long long)host.l2_bytes,
+                 (long long)host.l3_bytes, (int)host.vendor);
         const char *device_class = getenv("CONVGRAD_VK_DEVICE_CLASS"); /* Vulkan tile table */
         if (target == CGRT_TARGET_VULKAN && device_class && *device_class)
             snprintf(key + strlen(key), sizeof key - strlen(key), "|%.40s", device_class);

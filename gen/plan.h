@@ -246,10 +246,14 @@ typedef struct cg_phase {
     int64_t h_lo[CG_MAX_RANK], h_hi[CG_MAX_RANK]; /* [L, R) clipped to in-range positions */
 } cg_phase;
 
+/* The CPU's maker, where a heuristic follows measurements that differ between them. */
+typedef enum cg_cpu_vendor { CG_VENDOR_OTHER = 0, CG_VENDOR_INTEL, CG_VENDOR_AMD } cg_cpu_vendor;
+
 typedef struct cg_target {
     cg_isa isa;
     int threads;             /* cores the plan balances work for */
     int64_t l1_bytes, l2_bytes, l3_bytes;
+    cg_cpu_vendor vendor;    /* CPU targets; OTHER where unknown (and in GLSL plans) */
     /* Overrides of the heuristics (0: let the heuristic choose), from `--plan FILE`. */
     int force_mr, force_nv;  /* register tile of conv and dw kernels */
     int64_t force_splits;    /* dw/db split factor */

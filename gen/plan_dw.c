@@ -292,8 +292,15 @@ static void stage_channels_last_dy(const cg_target *target, int64_t taps, int co
  * 64 <- 256 1.92 -> 1.81, 512 <- 128 at 28x28 1.98 -> 1.75 (13 x 2 by override: 4.85 ->
  * 4.00, 2.48 -> 2.16, 1.84 -> 1.64, 256 <- 64 2.10 -> 2.01, the others level); on 14- and
  * 7-pixel rows (their blocks already of 13 rows and more) 3-5% slower, so they keep the
- * widest tile, as do input channels too few to fill a tile of as many accumulators. */
-static void wide_row_tile(cg_isa isa, cg_step *part) {
+ * widest tile, as do input channels too few to fill a tile of as many accumulators.
+ * Those were AMD's Zen 5. On an Intel Xeon (2 MiB L2, 48 KiB L1) the 6 x 4 tile ran ahead on
+ * every such layer (interleaved, two cores, batch 8): 512 <- 256 stride 2 at 28x28 8.5, 7.7 ->
+ * 5.9, 6.4 ms, 256 <- 512 at 28x28 8.3, 7.6 -> 6.1, 5.9, 128 <- 512 3.7, 4.1 -> 2.9, 2.9, 128 <-
+ * 256 at 56x56 6.5, 6.7 -> 5.9, 6.5, 256 <- 64 3.7, 3.7 -> 3.5, 3.4: its x broadcasts, 6 channels
+ * of each x pixel against 14, touch a line a pixel where the wide tile's straddle two. */
+static void wide_row_tile(const cg_target *target, cg_step *part) {
+    const cg_isa isa = target->isa;
+    if (target->vendor == CG_VENDOR_INTEL) return; /* see above */
     if (part->kind != CG_STEP_DW_PARTIAL || part->x_planar || part->dy_planar ||
         part->x_turned || isa == CG_ISA_GLSL || cg_isa_budget_of(isa)->max_nv <= 2 ||
         part->nv <= 2 || part->out[2] < 28)
@@ -461,7 +468,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     if (kind == CG_STEP_DW_PARTIAL && with_weight && target->force_mr <= 0 &&
         target->force_nv <= 0) {
         run_sized_tile(target->isa, part);
-        wide_row_tile(target->isa, part);
+        wide_row_tile(target, part);
     }
     keep_dy_block_in_l1(target, part);
     stage_channels_last_dy(target, dims->taps,

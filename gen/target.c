@@ -5,6 +5,31 @@
 
 #include "plan.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <string.h>
+#endif
+
+/* The CPU's maker from CPUID leaf 0's vendor string; $CONVGRAD_CPU_VENDOR (intel, amd, other)
+ * plans for another machine. */
+static cg_cpu_vendor host_vendor(void) {
+    const char *forced = getenv("CONVGRAD_CPU_VENDOR");
+    if (forced && *forced)
+        return forced[0] == 'i' ? CG_VENDOR_INTEL : forced[0] == 'a' ? CG_VENDOR_AMD : CG_VENDOR_OTHER;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax, ebx, ecx, edx;
+    char name[13];
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return CG_VENDOR_OTHER;
+    memcpy(name, &ebx, 4);
+    memcpy(name + 4, &edx, 4);
+    memcpy(name + 8, &ecx, 4);
+    name[12] = 0;
+    if (!strcmp(name, "GenuineIntel")) return CG_VENDOR_INTEL;
+    if (!strcmp(name, "AuthenticAMD")) return CG_VENDOR_AMD;
+#endif
+    return CG_VENDOR_OTHER;
+}
+
 /* Reads a cache size like "48K" from sysfs; 0 when absent. */
 static int64_t read_cache_bytes(int index) {
     char path[96], text[32];
@@ -45,5 +70,6 @@ cg_target cg_target_host(void) {
     if (l1 && atoll(l1) > 0) target.l1_bytes = atoll(l1);
     if (l2 && atoll(l2) > 0) target.l2_bytes = atoll(l2);
     if (l3 && atoll(l3) > 0) target.l3_bytes = atoll(l3);
+    target.vendor = host_vendor();
     return target;
 }

@@ -1203,7 +1203,8 @@ static void test_x_turned_dw(void **state) {
 /* dw with dy turned into row blocks on unit-stride rows takes 8 x 3 tiles on AVX-512 (input
  * channels spread evenly over blocks of at most 8: 19 as 7, 6, 6); output channels whose
  * 3-vector blocks pad more than an eighth of their lanes (53 in 96, ResNet's 64 in 96),
- * strided rows, channels-last tensors, AVX2 and forced tiles keep the widest tile. */
+ * strided rows, channels-last tensors, AVX2 and forced tiles keep the widest tile (channels-last
+ * rows of 28 pixels and more: 2-vector blocks, except on Intel CPUs). */
 static void test_narrow_turned_dy_tile(void **state) {
     (void)state;
     static const struct {
@@ -1235,6 +1236,13 @@ static void test_narrow_turned_dy_tile(void **state) {
     forced.force_nv = 4;
     cg_plan *plan;
     assert_int_equal(planned_step(cases[0].problem, &forced, CG_STEP_DW_PARTIAL, &plan)->nv, 4);
+    free(plan);
+    /* on Intel CPUs the channels-last wide rows keep the widest tile too */
+    cg_target intel = base_target;
+    intel.vendor = CG_VENDOR_INTEL;
+    const cg_step *part = planned_step(cases[5].problem, &intel, CG_STEP_DW_PARTIAL, &plan);
+    assert_int_equal(part->mr, 6);
+    assert_int_equal(part->nv, 4);
     free(plan);
 }
 
