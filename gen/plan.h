@@ -132,7 +132,8 @@ typedef struct cg_step {
                             every block (output channels adjacent in w); 0: runs of blocks */
     int64_t k_chunk;     /* PLANAR_1X1 unstaged: input channels per pass over a tile's panel
                             (cin_g: one pass); staged: per slice between writes;
-                            DW_GEMM_1X1 channels-last: output channels per staged dy panel */
+                            DW_GEMM_1X1 channels-last: output channels per staged dy panel;
+                            DW_PARTIAL x_staged: input channels per staged x panel */
     int64_t block_run;   /* PLANAR_1X1 with k_chunk < cin_g: blocks of MR channels whose
                             partial sums a pass keeps on the stack; CONV: > 0, work items are
                             runs of block_run channel blocks x plane_run planes (n, h0);
@@ -161,7 +162,9 @@ typedef struct cg_step {
     int taps_held;            /* DW_DEPTHWISE_PARTIAL: every tap's accumulators held in
                                  registers across the item's rows (else a filter row's, per row) */
     int x_staged;             /* DW_DEPTHWISE_PARTIAL (taps_held): a block's x rows staged on
-                                 the stack, zero-padded, a ring of them */
+                                 the stack, zero-padded, a ring of them; DW_PARTIAL (1x1,
+                                 channels-last x): a row block's x pixels staged in panels of
+                                 k_chunk input channels */
     int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */

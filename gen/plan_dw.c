@@ -285,6 +285,24 @@ static void stage_channels_last_dy(const cg_target *target, int64_t taps, int co
     if (rows < part->row_block) part->row_block = rows;
 }
 
+/* A 1x1 dense dw whose dy rows are staged (above) and whose x is channels-last broadcasts each
+ * tile's input channels from x pixels CIN channels apart: ResNet's 1024-channel x pixels are 4
+ * KiB apart, every pixel's line of a tile in one L1 set and past the 2 KiB stride Intel's L1
+ * prefetcher follows. Each row block's x pixels are staged instead, 8 tiles' input channels
+ * at a time (48 on AVX-512: the panel and the dy block within the L1), which the panel's
+ * tiles then read from the L1. */
+#define DW_X_PANEL_TILES 8
+static void stage_channels_last_x(const cg_target *target, const cg_dims *dims, cg_step *part) {
+    if (part->kind != CG_STEP_DW_PARTIAL || !part->with_weight || !part->dy_staged ||
+        part->x_planar || part->x_turned || target->isa == CG_ISA_GLSL ||
+        part->taps[0] * part->taps[1] * part->taps[2] != 1 || dims->pad_lo[0] != 0 ||
+        dims->pad_lo[1] != 0 || dims->pad_lo[2] != 0)
+        return;
+    part->x_staged = 1;
+    const int64_t panel = (int64_t)DW_X_PANEL_TILES * part->mr;
+    part->k_chunk = panel < part->cin_g ? panel : cg_ceil_div(part->cin_g, part->mr) * part->mr;
+}
+
 /* A dense dw on channels-last dy stages its dy rows in blocks of half the L1 (below): with
  * 4-vector blocks one 56-pixel row fills that, and every tile reloads its accumulators and
  * restarts its pixel loop each row; 2-vector blocks (a 14 x 2 tile on AVX-512) hold three.
@@ -341,7 +359,8 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * (split, group); sets block_run (and splits, row_block). */
 static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
                                    int64_t blocks, int64_t x_elem_bytes, int64_t split_bytes) {
-    if (part->kind != CG_STEP_DW_PARTIAL || !part->x_planar || part->x_turned || blocks < 3)
+    if (part->kind != CG_STEP_DW_PARTIAL || !(part->x_planar || part->x_staged) ||
+        part->x_turned || blocks < 3)
         return blocks;
     const int64_t threads = target->threads;
     const int64_t two_each = cg_ceil_div(2 * threads, part->groups);
@@ -473,6 +492,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     keep_dy_block_in_l1(target, part);
     stage_channels_last_dy(target, dims->taps,
                            p->dtype != CG_F32 && part->src2.buffer == CG_T_DY, part);
+    stage_channels_last_x(target, dims, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
     const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;

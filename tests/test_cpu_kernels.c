@@ -351,6 +351,32 @@ static void test_dw_block_runs(void **state) {
                         "&& test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c | wc -l) -eq 2");
 }
 
+/* Dense 1x1 dw on channels-last x whose dy rows are staged: each row block's x pixels staged
+ * too, in panels of 8 tiles' input channels, each CPU ISA: with db on 100 input channels
+ * (panels 48, 48, 4: a short last panel and a tile tail), bf16 at stride 2 on 130 channels
+ * (AVX-512's 9-channel tiles: panels of 72, a tail of 4), f16 1-D at stride 3, two groups
+ * (x's group offset), and 120 channels in runs of output-channel blocks over 4 splits. */
+static void test_dw_x_staged(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"xs_bias\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":100,\"k\":70,\"input\":[9,10],\"filter\":[1,1]},"
+        "{\"name\":\"xs_s2_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":130,\"k\":40,\"input\":[11,9],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"xs_line_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
+        "\"n\":2,\"c\":96,\"k\":33,\"input\":[50],\"filter\":[1],\"stride\":[3]},"
+        "{\"name\":\"xs_g2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":192,\"k\":64,\"groups\":2,\"input\":[6,7],\"filter\":[1,1]},"
+        "{\"name\":\"xs_runs\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]}]}";
+    check_override_pack("dw_x_staged", config, "{}", NULL,
+                        "d=%s/src; test $(grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | wc -l) "
+                        "-eq 11 && grep -q 'define XPANEL 72' $d/*bwdw*__avx512.c && "
+                        "grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | xargs grep -l "
+                        "'define BLOCK_RUN [2-9]' | grep -q .");
+}
+
 /* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the
  * families' small channel counts), channels-last f32, each CPU ISA: 3x3 with db on 520
  * channels (a ragged last block), row dilation 2 (a ring of 5 rows) with stride 2 along the
@@ -1048,6 +1074,7 @@ int main(void) {
         cmocka_unit_test(test_x_turned_wide_dw),
         cmocka_unit_test(test_dw_block_runs),
         cmocka_unit_test(test_depthwise_dw_staged),
+        cmocka_unit_test(test_dw_x_staged),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),

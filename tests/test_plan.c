@@ -1045,6 +1045,39 @@ static void test_folded_1x1_dw(void **state) {
     }
 }
 
+/* A dense 1x1 dw with channels-last x whose dy rows are staged stages its x pixels too, in
+ * panels of 8 tiles' input channels (48 for 6-channel tiles), and takes runs of output-channel
+ * blocks as the channels-first kernels do; 3x3 filters, padding, x read from its planes and
+ * too few tiles to stage dy keep x in place. */
+static void test_dw_x_staged_plan(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged;
+        int64_t panel;
+    } cases[] = {
+        {"bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48},
+        {"bwdw_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 48},
+        {"bwdw-bwdb_f32_nhwc_g1mb2ic100oc70_i9x10_o9x10_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48},
+        {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *part = planned_step(cases[c].problem, &base_target, CG_STEP_DW_PARTIAL, &plan);
+        if (part->x_staged != cases[c].staged)
+            fail_msg("%s: x_staged %d, want %d", cases[c].problem, part->x_staged, cases[c].staged);
+        if (cases[c].staged) {
+            assert_int_equal(part->k_chunk, cases[c].panel);
+            assert_true(part->dy_staged);
+        }
+        if (c == 0) assert_true(part->block_run > 1);
+        free(plan);
+    }
+}
+
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
  * by element: a stride in depth or above 2 along the row; 64 channels-last), input channels in
  * whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
@@ -2329,6 +2362,7 @@ int main(void) {
         cmocka_unit_test(test_narrow_turned_dy_tile),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
+        cmocka_unit_test(test_dw_x_staged_plan),
         cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),

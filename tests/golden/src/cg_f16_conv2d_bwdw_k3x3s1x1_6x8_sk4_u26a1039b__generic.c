@@ -35,6 +35,13 @@
 #define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
 #define X_CH 99       /* elements between consecutive channels of x */
 #define X_GROUP 1188 /* elements between the groups' first channels */
+#define X_STAGED 0 /* one tap, channels-last x: a row block's x pixels are copied,
+                                 XPANEL input channels at a time, into x_panel [pixel][XP_STRIDE]
+                                 (f32) for that panel's tiles */
+#define XPANEL 6
+#define X_LOADV cg_vload_f16 /* X_STAGED: vector loads of X_ELEM as f32 */
+#define X_LOADV_RANGE cg_vload_range_f16
+#define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
 #define DY_BUF CG_T_DY
 #define DY_OFFSET 0
 #define DY_E0 1
@@ -91,6 +98,8 @@
 #define TAPS (TAPS0 * TAPS1 * TAPS2)
 #define CIN_TAIL (CIN % MR)
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
+_Static_assert(!X_STAGED || (TAPS0 * TAPS1 * TAPS2 == 1 && !X_PLANAR && !X_CLIPPED &&
+                             XPANEL % MR == 0), "x staged for one tap, in whole tiles");
 
 static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, const int full,
                                                                const int lanes) {
@@ -218,7 +227,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
                                                        int ci, float *restrict part,
                                                        const int mr, const int nv,
                                                        const int lanes, dy_prefetch *ahead,
-                                                       int first) {
+                                                       int first, const float *restrict xs) {
     cg_vec acc[MR][NV];
 #pragma clang loop unroll(full)
     for (int m = 0; m < mr; m++)
@@ -228,7 +237,8 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const float *dy_row = dy_row_of(dy, r, r0);
-        const X_ELEM *x_row = x_row_of(x, r, j0, j1, j2);
+        const X_ELEM *x_row = X_STAGED ? x : x_row_of(x, r, j0, j1, j2);
+        const float *xs_row = X_STAGED ? xs + (r - r0) * OUT2 * XP_STRIDE : xs;
         if (DY_PLANAR) dy_prefetch_step(ahead);
         if (!x_row) continue;
         x_row += ci * X_CH;
@@ -244,7 +254,8 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
                                   v < nv - 1 || lanes == CG_VLEN, lanes);
 #pragma clang loop unroll(full)
             for (int m = 0; m < mr; m++) {
-                cg_vec b = cg_vbcast(LOAD_X(x_row, o2 * X_PIX + m * X_CH));
+                cg_vec b = X_STAGED ? cg_vbcast(xs_row[o2 * XP_STRIDE + m])
+                                    : cg_vbcast(LOAD_X(x_row, o2 * X_PIX + m * X_CH));
 #pragma clang loop unroll(full)
                 for (int v = 0; v < nv; v++) acc[m][v] = cg_vfma(b, d[v], acc[m][v]);
             }
@@ -275,6 +286,25 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
     for (int v = 0; v < nv; v++) cg_vstore(part + v * CG_VLEN, acc[v]);
 }
 
+/* X_STAGED: x_panel[(r - r0) * OUT2 + o2][0 .. c1 - c0) = the group's x pixel of output (r, o2),
+ * input channels [c0, c1), as f32. Each tile of the panel then reads its channels of a pixel
+ * from one line of the L1, where in place they lie a pixel (CIN channels, 4 KiB at 1024) apart,
+ * in a few L1 sets and past the stride the prefetchers follow. */
+static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                    float *x_panel) {
+    for (int64_t r = r0; r < r1; r++) {
+        const X_ELEM *row = x_row_of(x, r, 0, 0, 0) + c0;
+        float *out = x_panel + (r - r0) * OUT2 * XP_STRIDE;
+        for (int64_t o2 = 0; o2 < OUT2; o2++)
+            for (int64_t c = 0; c < c1 - c0; c += CG_VLEN) {
+                const X_ELEM *p = row + o2 * X_PIX + c;
+                cg_vstore(out + o2 * XP_STRIDE + c, c1 - c0 - c >= CG_VLEN
+                                                        ? X_LOADV(p)
+                                                        : X_LOADV_RANGE(p, 0, (int)(c1 - c0 - c)));
+            }
+    }
+}
+
 /* One row block [r0, r1) of one channel block: dy (the block's first channel, a channels-last
  * view or, DY_PLANAR, the channels-first tensor) turned into dy_block first, then every tile
  * of the input channels and taps; `first`: the item's first row block (tiles start from zero).
@@ -282,8 +312,8 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
  * prefetched a few lines per tile row. */
 static inline __attribute__((always_inline)) void row_block(
     const X_ELEM *x, const void *dy, int64_t r0, int64_t r1, int first, const void *next_dy,
-    int64_t next_r0, int64_t next_r1, int64_t next_width, float *dy_block, float *part,
-    float *bias_part, const int nv, const int lanes) {
+    int64_t next_r0, int64_t next_r1, int64_t next_width, float *dy_block, float *x_panel,
+    float *part, float *bias_part, const int nv, const int lanes) {
     dy_prefetch ahead;
     const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per row block */
     const float *rows = (const float *)dy;
@@ -297,17 +327,28 @@ static inline __attribute__((always_inline)) void row_block(
         dy_prefetch_start(&ahead, (const DY_ELEM *)next_dy, next_r0, next_r1, next_width,
                           tiles * (r1 - r0));
     }
-    for (int j0 = 0; j0 < TAPS0; j0++)
+    for (int64_t c0 = 0; X_STAGED && c0 < CIN; c0 += XPANEL) {
+        const int64_t c1 = c0 + XPANEL < CIN ? c0 + XPANEL : CIN;
+        stage_x(x, r0, r1, c0, c1, x_panel);
+        int64_t ci = c0;
+        for (; ci + MR <= c1; ci += MR)
+            tile(x, rows, r0, r1, 0, 0, 0, 0, part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
+                 x_panel + (ci - c0));
+        if (CIN_TAIL && ci < c1)
+            tile(x, rows, r0, r1, 0, 0, 0, 0, part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead,
+                 first, x_panel + (ci - c0));
+    }
+    for (int j0 = 0; !X_STAGED && j0 < TAPS0; j0++)
         for (int j1 = 0; j1 < TAPS1; j1++)
             for (int j2 = 0; j2 < TAPS2; j2++) {
                 float *tap_part = part + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * CIN * COUT_PAD;
                 int ci = 0;
                 for (; ci + MR <= CIN; ci += MR)
                     tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes,
-                         &ahead, first);
+                         &ahead, first, NULL);
                 if (CIN_TAIL)
                     tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, CIN_TAIL, nv,
-                         lanes, &ahead, first);
+                         lanes, &ahead, first, NULL);
             }
     if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
 }
@@ -325,6 +366,7 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_sk4_u26a1039b__generic(const cg_kernel_para
     const char *dy = (const char *)buffers[DY_BUF] + DY_OFFSET;
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
     float dy_block[DY_BLOCK_FLOATS];
+    float x_panel[X_STAGED ? ROW_BLOCK * OUT2 * XP_STRIDE : 1] __attribute__((aligned(64)));
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t run = item % RUNS, g = (item / RUNS) % GROUPS, s = item / (RUNS * GROUPS);
         const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;
@@ -347,10 +389,11 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_sk4_u26a1039b__generic(const cg_kernel_para
                 const void *dyb = dy_of_block(dy, g, b), *next = dy_of_block(dy, g, nb);
                 if (b < BLOCKS - 1)
                     row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
-                              dy_block, part + b * NR, bias_part + b * NR, NV, CG_VLEN);
+                              dy_block, x_panel, part + b * NR, bias_part + b * NR, NV, CG_VLEN);
                 else
                     row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
-                              dy_block, part + b * NR, bias_part + b * NR, NV_LAST, TAIL_LANES);
+                              dy_block, x_panel, part + b * NR, bias_part + b * NR, NV_LAST,
+                              TAIL_LANES);
             }
         }
     }
