@@ -352,10 +352,11 @@ static void test_dw_block_runs(void **state) {
 }
 
 /* Dense 1x1 dw on channels-last x whose dy rows are staged: each row block's x pixels staged
- * too, in panels of 8 tiles' input channels, each CPU ISA: with db on 100 input channels
- * (panels 48, 48, 4: a short last panel and a tile tail), bf16 at stride 2 on 130 channels
- * (AVX-512's 9-channel tiles: panels of 72, a tail of 4), f16 1-D at stride 3, two groups
- * (x's group offset), and 120 channels in runs of output-channel blocks over 4 splits. */
+ * too, in panels of up to 8 tiles' input channels (a third of the L1 at most), each CPU ISA:
+ * with db on 100 input channels (panels of 42, 18 or 48 by ISA and L1: a short last panel and
+ * a tile tail), bf16 at stride 2 on 130 channels (AVX-512's 9-channel tiles: panels of 72, a
+ * tail of 4), f16 1-D at stride 3, two groups (x's group offset), and 120 channels in runs of
+ * output-channel blocks over 4 splits. */
 static void test_dw_x_staged(void **state) {
     (void)state;
     static const char config[] =
