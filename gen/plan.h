@@ -284,6 +284,9 @@ typedef struct cg_plan {
  * sysfs. */
 cg_target cg_target_host(void);
 
+/* "intel", "amd" or "other": the vendor's name in plan JSON and in $CONVGRAD_CPU_VENDOR. */
+const char *cg_cpu_vendor_name(cg_cpu_vendor vendor);
+
 /* Fills a plan for a finalized problem. Pure: no I/O. Fails with CG_ERR_UNSUPPORTED and a
  * reason when a documented generator limit is passed. The plan is large: heap-allocate it. */
 cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_plan *plan,

@@ -41,6 +41,15 @@
  * and the stack cap above. */
 #define DW_1X1_GROUP_L2_SHARE 4
 
+/* The GEMM's tile: MR output channels x NV vectors of input channels, MR*NV accumulators, NV
+ * x vectors and a broadcast in the register file (6 x 4 on AVX-512, as the other dw tiles). */
+static int gemm_nv(const cg_plan *plan) { return cg_tile_nv(plan->target.isa, DW_1X1_LANES); }
+static int gemm_mr(const cg_plan *plan) {
+    int mr = cg_tile_mr(plan->target.isa, gemm_nv(plan), 0);
+    if (plan->target.force_mr > 0) mr = plan->target.force_mr;
+    return mr > plan->problem.k ? (int)plan->problem.k : mr;
+}
+
 /* Output channels of a staged dy panel (channels-last) for tiles of mr rows. */
 static int64_t dy_panel(const cg_problem *p, int mr) {
     const int64_t panel = (int64_t)DW_1X1_PANEL_TILES * mr;
@@ -54,7 +63,7 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
         !cg_unpadded_1x1(dims))
         return 0;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
-    const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DW_1X1_LANES) * budget->vlen;
+    const int64_t nb = (int64_t)gemm_nv(plan) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
     const int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
     const int gathered = strided && !p->channels_last &&
@@ -63,8 +72,7 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const int64_t max_plane = p->channels_last ? DW_1X1_MAX_PLANE_CHANNELS_LAST
                               : gathered       ? DW_1X1_MAX_GATHERED_PLANE
                                                : DW_1X1_MAX_PLANE;
-    const int mr = cg_tile_mr(plan->target.isa, cg_tile_nv(plan->target.isa, DW_1X1_LANES), 0);
-    const int64_t panel = p->channels_last ? dy_panel(p, mr) : 0;
+    const int64_t panel = p->channels_last ? dy_panel(p, gemm_mr(plan)) : 0;
     return plane <= max_plane && p->c % nb == 0 &&
            p->n * plane * (nb + panel) * 4 <= DW_1X1_STACK_CAP;
 }
@@ -86,13 +94,9 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
         step->out[i] = dims->out[i];
         step->taps[i] = 1;
     }
-    /* MR output channels x NV vectors of input channels: MR*NV accumulators, NV x vectors
-     * and a broadcast in the register file (6 x 4 on AVX-512, as the other dw tiles) */
     step->vlen = budget->vlen;
-    step->nv = cg_tile_nv(plan->target.isa, DW_1X1_LANES);
-    step->mr = cg_tile_mr(plan->target.isa, step->nv, 0);
-    if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
-    if (step->mr > p->k) step->mr = (int)p->k;
+    step->nv = gemm_nv(plan);
+    step->mr = gemm_mr(plan);
     const int64_t nb = (int64_t)step->nv * budget->vlen, blocks = p->c / nb;
     const int64_t pixels = p->n * cg_prod(dims->out, 3);
     step->block_run = 1;

@@ -112,9 +112,7 @@ static void put_target(builder *b, cJSON *root, const cg_target *t) {
     put_int(b, obj, "l1_bytes", t->l1_bytes);
     put_int(b, obj, "l2_bytes", t->l2_bytes);
     put_int(b, obj, "l3_bytes", t->l3_bytes);
-    put_str(b, obj, "vendor", t->vendor == CG_VENDOR_INTEL ? "intel"
-                              : t->vendor == CG_VENDOR_AMD ? "amd"
-                                                           : "other");
+    put_str(b, obj, "vendor", cg_cpu_vendor_name(t->vendor));
     /* Whether the overrides below came from a tuning database entry (`convgrad tune`). */
     put_bool(b, obj, "tuned", t->tuned);
     /* Only the overrides in force, with the keys cg_plan_read_overrides() reads, so that this

@@ -5,17 +5,24 @@
 
 #include "plan.h"
 
+#include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
-#include <string.h>
 #endif
+
+const char *cg_cpu_vendor_name(cg_cpu_vendor vendor) {
+    return vendor == CG_VENDOR_INTEL ? "intel" : vendor == CG_VENDOR_AMD ? "amd" : "other";
+}
 
 /* The CPU's maker from CPUID leaf 0's vendor string; $CONVGRAD_CPU_VENDOR (intel, amd, other)
  * plans for another machine. */
 static cg_cpu_vendor host_vendor(void) {
     const char *forced = getenv("CONVGRAD_CPU_VENDOR");
-    if (forced && *forced)
-        return forced[0] == 'i' ? CG_VENDOR_INTEL : forced[0] == 'a' ? CG_VENDOR_AMD : CG_VENDOR_OTHER;
+    if (forced && *forced) {
+        for (cg_cpu_vendor v = CG_VENDOR_INTEL; v <= CG_VENDOR_AMD; v++)
+            if (!strcmp(forced, cg_cpu_vendor_name(v))) return v;
+        return CG_VENDOR_OTHER;
+    }
 #if defined(__x86_64__) || defined(__i386__)
     unsigned eax, ebx, ecx, edx;
     char name[13];

@@ -237,6 +237,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const float *dy_row = dy_row_of(dy, r, r0);
+        /* X_STAGED: the broadcasts come from xs_row (x_row, unused, only passes the test) */
         const X_ELEM *x_row = X_STAGED ? x : x_row_of(x, r, j0, j1, j2);
         const float *xs_row = X_STAGED ? xs + (r - r0) * OUT2 * XP_STRIDE : xs;
         if (DY_PLANAR) dy_prefetch_step(ahead);
