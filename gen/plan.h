@@ -165,6 +165,8 @@ typedef struct cg_step {
                                  the stack, zero-padded, a ring of them; DW_PARTIAL (1x1,
                                  channels-last x): a row block's x pixels staged in panels of
                                  k_chunk input channels */
+    int x_staged_once;        /* DW_PARTIAL x_staged: every panel of a row block staged once
+                                 for the item's channel blocks (else per block) */
     int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */

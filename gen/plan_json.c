@@ -186,7 +186,10 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         put_bool(b, obj, "dy_planar", s->dy_planar);
         if (s->dy_staged) put_bool(b, obj, "dy_staged", s->dy_staged);
         if (s->x_turned) put_bool(b, obj, "x_turned", s->x_turned);
-        if (s->x_staged) put_int(b, obj, "x_panel", s->k_chunk);
+        if (s->x_staged) {
+            put_int(b, obj, "x_panel", s->k_chunk);
+            put_bool(b, obj, "x_staged_once", s->x_staged_once);
+        }
         put_int(b, obj, "row_block", s->row_block);
         if (s->block_run > 0) put_int(b, obj, "block_run", s->block_run);
     }

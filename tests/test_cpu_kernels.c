@@ -356,7 +356,8 @@ static void test_dw_block_runs(void **state) {
  * with db on 100 input channels (panels of 42, 18 or 48 by ISA and L1: a short last panel and
  * a tile tail), bf16 at stride 2 on 130 channels (AVX-512's 9-channel tiles: panels of 72, a
  * tail of 4), f16 1-D at stride 3, two groups (x's group offset), and 120 channels in runs of
- * output-channel blocks over 4 splits. */
+ * output-channel blocks over 4 splits, whose row blocks' panels are staged once for the run
+ * (3 panels, the last short); with a claimed 32 KiB L2 they are staged per block instead. */
 static void test_dw_x_staged(void **state) {
     (void)state;
     static const char config[] =
@@ -375,7 +376,16 @@ static void test_dw_x_staged(void **state) {
                         "d=%s/src; test $(grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | wc -l) "
                         "-eq 11 && grep -q 'define XPANEL 72' $d/*bwdw*__avx512.c && "
                         "grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | xargs grep -l "
-                        "'define BLOCK_RUN [2-9]' | grep -q .");
+                        "'define BLOCK_RUN [2-9]' | xargs grep -l 'define X_STAGED_ONCE 1 ' | "
+                        "grep -q .");
+    static const char runs[] =
+        "{\"problems\": ["
+        "{\"name\":\"xs_runs_per_block\",\"op\":\"bwd_weight\",\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]}]}";
+    check_override_pack("dw_x_staged_per_block", runs, "{}", "CONVGRAD_L2_BYTES=32768",
+                        "d=%s/src; grep -l 'define X_STAGED_ONCE 0 ' $d/*bwdw*__avx512.c | "
+                        "xargs grep -l 'define BLOCK_RUN [2-9]' | xargs grep -l "
+                        "'define X_STAGED 1 ' | grep -q .");
 }
 
 /* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the

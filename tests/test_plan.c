@@ -1048,26 +1048,32 @@ static void test_folded_1x1_dw(void **state) {
 /* A dense 1x1 dw with channels-last x whose dy rows are staged stages its x pixels too, in
  * panels of 8 tiles' input channels (48 for 6-channel tiles), and takes runs of output-channel
  * blocks as the channels-first kernels do; 3x3 filters, padding, x read from its planes and
- * too few tiles to stage dy (under 16, and under 3 output-channel blocks) keep x in place. */
+ * too few tiles to stage dy (under 16, and under 3 output-channel blocks) keep x in place.
+ * A run of blocks stages all of a row block's panels once where they fit a quarter of the
+ * (1 MiB) L2: 1024 channels in 22 panels of 4 rows of 14 pixels (the rows cut to 4 so that x
+ * fits that quarter) take 236 KiB; 2048 channels in 6-row blocks (a partial slice past twice
+ * the L2 keeps them) would take 693 KiB, staged per block; two blocks, no run: per block. */
 static void test_dw_x_staged_plan(void **state) {
     (void)state;
     static const struct {
         const char *problem;
         int staged;
         int64_t panel;
+        int once;
     } cases[] = {
-        {"bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48},
-        {"bwdw_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 48},
-        {"bwdw-bwdb_f32_nhwc_g1mb2ic100oc70_i9x10_o9x10_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 42},
+        {"bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 1},
+        {"bwdw_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 48, 1},
+        {"bwdw-bwdb_f32_nhwc_g1mb2ic100oc70_i9x10_o9x10_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 42, 0},
         /* 5 tiles (13 x 2: wide rows), but 8 output-channel blocks to share the staged rows, so
          * panels of one tile (3 rows of 56 pixels: a third of the L1 holds 24 channels); one
          * block does not */
-        {"bwdw_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 13},
-        {"bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0},
-        {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0, 0},
-        {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0},
-        {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0},
-        {"bwdw_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 13, 1},
+        {"bwdw_f32_nhwc_g1mb8ic2048oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
+        {"bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0, 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0, 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
+        {"bwdw_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_plan *plan;
@@ -1077,7 +1083,11 @@ static void test_dw_x_staged_plan(void **state) {
         if (cases[c].staged && (part->k_chunk != cases[c].panel || !part->dy_staged))
             fail_msg("%s: x panel %lld (dy staged %d), want %lld", cases[c].problem,
                      (long long)part->k_chunk, part->dy_staged, (long long)cases[c].panel);
-        if (c == 0) assert_true(part->block_run > 1);
+        if (part->x_staged_once != cases[c].once)
+            fail_msg("%s: x staged once %d, want %d (row block %lld, run %lld)", cases[c].problem,
+                     part->x_staged_once, cases[c].once, (long long)part->row_block,
+                     (long long)part->block_run);
+        if (c == 0) assert_true(part->block_run > 1 && part->row_block == 4);
         free(plan);
     }
 }

@@ -39,9 +39,14 @@
                                  XPANEL input channels at a time, into x_panel [pixel][XP_STRIDE]
                                  (f32) for that panel's tiles */
 #define XPANEL 12
+#define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block staged once, before
+                                           the run's channel blocks (else each block stages
+                                           them again, one panel at a time) */
 #define X_LOADV cg_vload_f16 /* X_STAGED: vector loads of X_ELEM as f32 */
 #define X_LOADV_RANGE cg_vload_range_f16
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
+#define XP_FLOATS (ROW_BLOCK * OUT2 * XP_STRIDE) /* one staged panel */
+#define XP_HELD (X_STAGED_ONCE ? (CIN + XPANEL - 1) / XPANEL : 1) /* panels on the stack */
 #define DY_BUF CG_T_DY
 #define DY_OFFSET 0
 #define DY_E0 1
@@ -330,14 +335,15 @@ static inline __attribute__((always_inline)) void row_block(
     }
     for (int64_t c0 = 0; X_STAGED && c0 < CIN; c0 += XPANEL) {
         const int64_t c1 = c0 + XPANEL < CIN ? c0 + XPANEL : CIN;
-        stage_x(x, r0, r1, c0, c1, x_panel);
+        float *panel = x_panel + (X_STAGED_ONCE ? c0 / XPANEL * XP_FLOATS : 0);
+        if (!X_STAGED_ONCE) stage_x(x, r0, r1, c0, c1, panel);
         int64_t ci = c0;
         for (; ci + MR <= c1; ci += MR)
             tile(x, rows, r0, r1, 0, 0, 0, 0, part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
-                 x_panel + (ci - c0));
+                 panel + (ci - c0));
         if (CIN_TAIL && ci < c1)
             tile(x, rows, r0, r1, 0, 0, 0, 0, part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead,
-                 first, x_panel + (ci - c0));
+                 first, panel + (ci - c0));
     }
     for (int j0 = 0; !X_STAGED && j0 < TAPS0; j0++)
         for (int j1 = 0; j1 < TAPS1; j1++)
@@ -367,7 +373,7 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
     const char *dy = (const char *)buffers[DY_BUF] + DY_OFFSET;
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
     float dy_block[DY_BLOCK_FLOATS];
-    float x_panel[X_STAGED ? ROW_BLOCK * OUT2 * XP_STRIDE : 1] __attribute__((aligned(64)));
+    float x_panel[X_STAGED ? XP_HELD * XP_FLOATS : 1] __attribute__((aligned(64)));
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t run = item % RUNS, g = (item / RUNS) % GROUPS, s = item / (RUNS * GROUPS);
         const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;
@@ -382,6 +388,9 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
         for (int64_t r0 = row_begin; r0 < row_end; r0 += ROW_BLOCK) {
             const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
             const int64_t r2 = r1 + ROW_BLOCK < row_end ? r1 + ROW_BLOCK : row_end;
+            for (int64_t c0 = 0; X_STAGED_ONCE && c0 < CIN; c0 += XPANEL)
+                stage_x(xg, r0, r1, c0, c0 + XPANEL < CIN ? c0 + XPANEL : CIN,
+                        x_panel + c0 / XPANEL * XP_FLOATS);
             for (int64_t b = b0; b < b1; b++) {
                 /* the next turn: this row block's next channel block, after the run's last the
                  * next row block's first */
