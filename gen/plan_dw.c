@@ -92,7 +92,7 @@ static int x_turn_tile(const cg_target *target, const cg_dims *dims, const cg_st
     int64_t mr = (budget->registers - f2 * nv - budget->broadcast_needs_register) / (f2 * nv);
     if (mr > budget->max_mr) mr = budget->max_mr;
     if (mr < 3) return 0;
-    mr = cg_ceil_div(part->cout_g, cg_ceil_div(part->cout_g, mr));
+    mr = cg_tile_mr_spread((int)mr, part->cout_g);
     const int64_t width = dims->out[2] + dims->dilation[2] * (f2 - 1);
     const int64_t x_rows = dims->stride[1] * (part->row_block - 1) +
                            dims->dilation[1] * (dims->filter[1] - 1) + 1;
@@ -123,7 +123,7 @@ static void narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
     const int64_t padded = cg_ceil_div(part->cout_g, lanes) * lanes;
     if (8 * (padded - part->cout_g) > padded) return;
     part->nv = nv;
-    part->mr = (int)cg_ceil_div(part->cin_g, cg_ceil_div(part->cin_g, mr)); /* spread evenly */
+    part->mr = cg_tile_mr_spread(mr, part->cin_g);
 }
 
 /* The x rows a block of `rows` output rows reads: a tap span per output row, the spans of

@@ -185,8 +185,12 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
     products->cin_pad = s.cblock;
     products->cout_pad = s.kblocks * s.kblock;
     products->nv = s.nv;
-    products->mr = plan->target.force_mr > 0 ? plan->target.force_mr
-                                             : cg_tile_mr(plan->target.isa, s.nv, s.cblock);
+    /* a forced tile height is spread over the block as the heuristic's is: the kernel splits
+     * a block into tiles of MR and MR - 1 rows (32 channels in tiles of 15 rows would need
+     * three tiles of 14 at least, past the block, on the stack) */
+    products->mr = plan->target.force_mr > 0
+                       ? cg_tile_mr_spread(plan->target.force_mr, s.cblock)
+                       : cg_tile_mr(plan->target.isa, s.nv, s.cblock);
     products->with_weight = 1;
     products->with_bias = (p->ops & CG_OP_BWD_BIAS) != 0;
     cg_view_init(&products->src, p->n, p->c, dims->in, NULL, NULL);

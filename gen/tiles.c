@@ -41,9 +41,13 @@ int cg_tile_mr(cg_isa isa, int nv, int64_t extent) {
     int mr_max = free_regs / nv;
     if (mr_max > b->max_mr) mr_max = b->max_mr;
     if (mr_max < 1) mr_max = 1;
-    if (extent <= 0) return mr_max;
+    return cg_tile_mr_spread(mr_max, extent);
+}
+
+int cg_tile_mr_spread(int mr, int64_t extent) {
+    if (extent <= 0 || mr < 1) return mr;
     /* Spread the extent evenly over the fewest blocks: a 14-wide row with mr_max 6 becomes
      * 5+5+4 rather than 6+6+2, so the tail block wastes less of the register tile. */
-    int64_t blocks = ceil_div(extent, mr_max);
+    int64_t blocks = ceil_div(extent, mr);
     return (int)ceil_div(extent, blocks);
 }

@@ -22,4 +22,8 @@ int cg_tile_nv(cg_isa isa, int64_t lanes_needed);
  * (the row length the tile walks; <= 0 means unknown). */
 int cg_tile_mr(cg_isa isa, int nv, int64_t extent);
 
+/* At most mr rows per tile, spread evenly over `extent` (<= 0: mr): the fewest tiles of mr,
+ * of rows that differ by one at most. */
+int cg_tile_mr_spread(int mr, int64_t extent);
+
 #endif /* CG_TILES_H */

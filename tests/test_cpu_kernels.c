@@ -271,21 +271,35 @@ static void test_winograd_overrides(void **state) {
         "{\"name\":\"wino_dw_small_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\","
         "\"layout\":\"NHWC\",\"n\":2,\"c\":5,\"k\":3,\"input\":[5,1],\"filter\":[3,3],"
         "\"pad\":[1,1]}]}";
+    const char *forced_mr =
+        "{\"problems\": ["
+        "{\"name\":\"wino_dw_mr\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":1,"
+        "\"c\":40,\"k\":20,\"input\":[6,6],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"wino_dw_mr_staged\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":40,\"k\":70,\"input\":[6,6],\"filter\":[3,3],\"pad\":[1,1]}]}";
     const struct {
         const char *leaf, *overrides, *config;
         int tiny_l3; /* CONVGRAD_L3_BYTES=4096: staged plans */
+        const char *planned; /* the check of the pack (NULL: the staged dx where tiny_l3) */
     } cases[] = {
-        {"wino_f2", "{\"winograd\": 2}", families, 0},
-        {"wino_small_f4", "{\"winograd\": 1}", small, 0},
-        {"wino_small_f2", "{\"winograd\": 2}", small, 0},
-        {"wino_staged_f4", "{\"winograd\": 1}", staged, 1},
-        {"wino_staged_small_f2", "{\"winograd\": 2}", small, 1},
+        {"wino_f2", "{\"winograd\": 2}", families, 0, NULL},
+        {"wino_small_f4", "{\"winograd\": 1}", small, 0, NULL},
+        {"wino_small_f2", "{\"winograd\": 2}", small, 0, NULL},
+        {"wino_staged_f4", "{\"winograd\": 1}", staged, 1, NULL},
+        {"wino_staged_small_f2", "{\"winograd\": 2}", small, 1, NULL},
+        /* a forced tile height spread over the 32-channel blocks (15 -> 11 + 11 + 10), fused
+         * and staged (10 blocks) */
+        {"wino_dw_forced_mr", "{\"winograd\": 1, \"mr\": 15, \"nv\": 1}", forced_mr, 0,
+         "d=%s/src; grep -q 'define MR 11$' $d/*wbwdw_*__avx512.c && "
+         "grep -q 'define MR 11$' $d/*wbwdws_*__avx512.c"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_override_pack(cases[i].leaf, cases[i].config, cases[i].overrides,
                             cases[i].tiny_l3 ? "CONVGRAD_L3_BYTES=4096" : NULL,
-                            cases[i].tiny_l3 ? "grep -q 'define STAGE 2' %s/src/*wbwddg*__avx512.c"
-                                             : NULL);
+                            cases[i].planned ? cases[i].planned
+                            : cases[i].tiny_l3
+                                ? "grep -q 'define STAGE 2' %s/src/*wbwddg*__avx512.c"
+                                : NULL);
     free(families);
     free(staged);
 }
