@@ -323,7 +323,7 @@ static void stage_channels_last_x(const cg_target *target, const cg_dims *dims, 
  * 3.35; the eight layers with runs 2-11% faster. */
 #define DW_X_ONCE_STACK_CAP ((int64_t)512 << 10)
 static void stage_x_once(const cg_target *target, cg_step *part) {
-    if (!part->x_staged || part->block_run < 2) return;
+    if (part->kind != CG_STEP_DW_PARTIAL || !part->x_staged || part->block_run < 2) return;
     const int64_t panel_floats =
         part->row_block * part->out[2] * (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen);
     const int64_t bytes = cg_ceil_div(part->cin_g, part->k_chunk) * panel_floats * 4;
