@@ -57,6 +57,9 @@ static int64_t dy_panel(const cg_problem *p, int mr) {
     return panel < k_tiles ? panel : k_tiles;
 }
 
+/* Floats per pixel of a staged dy panel: whole vectors (the copy stores whole vectors). */
+static int64_t dy_panel_stride(int64_t panel, int vlen) { return cg_ceil_div(panel, vlen) * vlen; }
+
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->ops != CG_OP_BWD_WEIGHT || p->groups != 1 ||
@@ -72,7 +75,8 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const int64_t max_plane = p->channels_last ? DW_1X1_MAX_PLANE_CHANNELS_LAST
                               : gathered       ? DW_1X1_MAX_GATHERED_PLANE
                                                : DW_1X1_MAX_PLANE;
-    const int64_t panel = p->channels_last ? dy_panel(p, gemm_mr(plan)) : 0;
+    const int64_t panel =
+        p->channels_last ? dy_panel_stride(dy_panel(p, gemm_mr(plan)), budget->vlen) : 0;
     return plane <= max_plane && p->c % nb == 0 &&
            p->n * plane * (nb + panel) * 4 <= DW_1X1_STACK_CAP;
 }
@@ -104,7 +108,8 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
         /* Blocks per item: each staged dy panel serves them all (dy is swept once per group),
          * their x blocks within the L2 share and, with dyt, the stack cap. */
         step->k_chunk = dy_panel(p, step->mr);
-        const int64_t block_bytes = pixels * nb * 4, dyt_bytes = pixels * step->k_chunk * 4;
+        const int64_t stride = dy_panel_stride(step->k_chunk, budget->vlen);
+        const int64_t block_bytes = pixels * nb * 4, dyt_bytes = pixels * stride * 4;
         int64_t budget_bytes = plan->target.l2_bytes / DW_1X1_GROUP_L2_SHARE;
         if (budget_bytes > DW_1X1_STACK_CAP - dyt_bytes) budget_bytes = DW_1X1_STACK_CAP - dyt_bytes;
         for (int64_t g = blocks; g > 1; g--)
@@ -113,7 +118,7 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
                 break;
             }
         /* Pixels per pass: a pass's xt and dyt rows within half the L1 */
-        step->item_rows = (plan->target.l1_bytes / 2) / ((nb + step->k_chunk) * 4);
+        step->item_rows = (plan->target.l1_bytes / 2) / ((nb + stride) * 4);
         if (step->item_rows < 1) step->item_rows = 1;
     }
     /* chunks of output channels: enough items for 8 per thread, each turning its x block(s)

@@ -800,6 +800,15 @@ static void test_dw_1x1_gemm_kernels(void **state) {
     assert_int_equal(system(grep), 0);
     check_pack_on_every_isa(dir, problems, count, "dw_1x1_gemm");
     free(problems);
+    /* A forced tile of 5 rows: panels of 40 channels, not whole vectors, whose copy wrote the
+     * last pixel's third vector past the staged panel (ResNet's 2048 <- 512 at 7x7: the
+     * stack's turned x blocks, a wrong dw) */
+    static const char forced[] =
+        "{\"problems\": ["
+        "{\"name\":\"cl_mr5\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":8,\"c\":512,\"k\":2048,\"input\":[7,7],\"filter\":[1,1]}]}";
+    check_override_pack("dw_1x1_gemm_mr5", forced, "{\"mr\": 5}", NULL,
+                        "grep -q 'define KPANEL 40 ' %s/src/*xbwdw*__avx512.c");
 }
 
 /* Depthwise dx and dw alone on small planes, a vector of channels turned channels-last at a
