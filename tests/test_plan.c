@@ -1293,6 +1293,64 @@ static void test_narrow_turned_dy_tile(void **state) {
     free(plan);
 }
 
+/* On Intel's AVX-512 a depthwise dw takes blocks of an even number of vectors: 4 by filter
+ * rows where every tap would be held in 3-vector blocks over staged 2 KiB pixels (512 and 1024
+ * channels; 520 keeps them: 4-vector blocks would pad 56 lanes against 8), 2 held on stride-1
+ * rows of f32 pixels where 4 by filter rows were taken (128 and 256 channels; stride 2 and a
+ * bf16 x read in place, whose 4-vector blocks are line pairs, keep them); other vendors, AVX2
+ * and a forced nv keep the rules before it. */
+static void test_intel_depthwise_tile(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int intel_nv, intel_held, other_nv, other_held;
+    } cases[] = {
+        {"bwdw_f32_nhwc_g512mb8ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 4, 0, 3, 1},
+        {"bwdw_f32_nhwc_g1024mb8ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 4, 0, 3, 1},
+        {"bwdw_f32_nhwc_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 0, 3, 1},
+        {"bwdw_f32_nhwc_g520mb2ic520oc520_i5x6_o5x6_f3x3_s1x1_d1x1_pl1x1_ph1x1", 3, 1, 3, 1},
+        {"bwdw_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 4, 0},
+        {"bwdw_f32_nhwc_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 4, 0},
+        {"bwdw_f32_nhwc_g128mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 0, 4, 0},
+        {"bwdw_bf16_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 4, 0, 4, 0},
+        {"bwdw_bf16_nhwc_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 0, 3, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int intel = 0; intel < 2; intel++) {
+            cg_target target = base_target;
+            target.vendor = intel ? CG_VENDOR_INTEL : CG_VENDOR_AMD;
+            cg_plan *plan;
+            const cg_step *part =
+                planned_step(cases[c].problem, &target, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
+            const int nv = intel ? cases[c].intel_nv : cases[c].other_nv;
+            const int held = intel ? cases[c].intel_held : cases[c].other_held;
+            if (part->nv != nv || part->taps_held != held)
+                fail_msg("%s (%s): %d vectors, held %d; want %d, %d", cases[c].problem,
+                         intel ? "intel" : "amd", part->nv, part->taps_held, nv, held);
+            /* staged x rows only where held (the 2 KiB rule) */
+            assert_int_equal(part->x_staged, held && part->cout_g * 4 >= 2048);
+            free(plan);
+        }
+    cg_target avx2 = base_target, forced = base_target;
+    avx2.vendor = forced.vendor = CG_VENDOR_INTEL;
+    avx2.isa = CG_ISA_AVX2;
+    forced.force_nv = 3;
+    cg_plan *plan;
+    const cg_step *part =
+        planned_step(cases[0].problem, &forced, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
+    assert_true(part->nv == 3 && part->taps_held);
+    free(plan);
+    part = planned_step(cases[0].problem, &avx2, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
+    cg_target amd_avx2 = avx2;
+    amd_avx2.vendor = CG_VENDOR_AMD;
+    cg_plan *other;
+    const cg_step *same =
+        planned_step(cases[0].problem, &amd_avx2, CG_STEP_DW_DEPTHWISE_PARTIAL, &other);
+    assert_true(part->nv == same->nv && part->taps_held == same->taps_held);
+    free(plan);
+    free(other);
+}
+
 /* A dw tile of fewer than 4 input channels keeps its turned dy row block in half the L1 (the
  * first layer's 3 channels: 112-pixel rows of 64 channels, 28 KiB each, one row per block on
  * a 48 KiB L1, three on a 192 KiB one); tiles of 4 channels or more keep blocks of about 512
@@ -2374,6 +2432,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
+        cmocka_unit_test(test_intel_depthwise_tile),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_x_staged_plan),
