@@ -1052,7 +1052,8 @@ static void test_folded_1x1_dw(void **state) {
  * A run of blocks stages all of a row block's panels once where they fit a quarter of the
  * (1 MiB) L2: 1024 channels in 22 panels of 4 rows of 14 pixels (the rows cut to 4 so that x
  * fits that quarter) take 236 KiB; 2048 channels in 6-row blocks (a partial slice past twice
- * the L2 keeps them) would take 693 KiB, staged per block; two blocks, no run: per block. */
+ * the L2 keeps them) would take 693 KiB, staged per block. With x staged, two blocks make a run
+ * (70 output channels: 2 blocks of 64); one block (64) has none: per block. */
 static void test_dw_x_staged_plan(void **state) {
     (void)state;
     static const struct {
@@ -1063,7 +1064,9 @@ static void test_dw_x_staged_plan(void **state) {
     } cases[] = {
         {"bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 1},
         {"bwdw_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 48, 1},
-        {"bwdw-bwdb_f32_nhwc_g1mb2ic100oc70_i9x10_o9x10_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 42, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb2ic100oc70_i9x10_o9x10_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 42, 1},
+        /* one output-channel block: no run, staged per block */
+        {"bwdw_f32_nhwc_g1mb8ic256oc64_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
         /* 5 tiles (13 x 2: wide rows), but 8 output-channel blocks to share the staged rows, so
          * panels of one tile (3 rows of 56 pixels: a third of the L1 holds 24 channels); one
          * block does not */
