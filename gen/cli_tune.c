@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +39,8 @@ static const char tune_help[] =
     "mr x nv and dw split factor: neighbours of the heuristic's values, register-budget\n"
     "extremes, the database's previous entry), builds each into a pack under out/cache/tune/,\n"
     "checks its output against the reference once (a wrong candidate is discarded with a\n"
-    "warning) and times it like convgrad bench (median of --reps runs and at least --min-ms).\n"
+    "warning, as is one whose first run, in a child process, crashes) and times it like\n"
+    "convgrad bench (median of --reps runs and at least --min-ms).\n"
     "The heuristic plan and the best candidates are then timed again in interleaved rounds; the\n"
     "fastest is written into the tuning database when its median beats the heuristic's by at\n"
     "least --min-gain percent (default 3), else the entry records that the heuristic plan won\n"
@@ -72,7 +75,7 @@ typedef struct tune_options {
     const cg_tuning_db *previous;
 } tune_options;
 
-typedef enum cand_state { CAND_UNTRIED, CAND_OK, CAND_WRONG, CAND_FAILED } cand_state;
+typedef enum cand_state { CAND_UNTRIED, CAND_OK, CAND_WRONG, CAND_FAILED, CAND_CRASHED } cand_state;
 
 typedef struct cand {
     cg_tune_candidate c;
@@ -156,6 +159,26 @@ static int verify(tune_run *r, const cgrt_executable *exe, char why[CG_MSG_MAX])
     return 1;
 }
 
+/* The candidate's first run in a child process (the same tensors, copy-on-write): a kernel
+ * that crashes (a forced tile past its stack, say) takes the child, not the tune. 1: the run
+ * ended; 0: `why` names the signal. */
+static int survives(tune_run *r, const cgrt_executable *exe, char why[CG_MSG_MAX]) {
+    fflush(NULL);
+    const pid_t child = fork();
+    if (child < 0) return 1; /* no child: the checked run in this process decides */
+    if (child == 0) {
+        char ignored[CG_MSG_MAX];
+        _exit(verify(r, exe, ignored) ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFSIGNALED(status)) return 1;
+    snprintf(why, CG_MSG_MAX, "crashed (signal %d, %s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+    return 0;
+}
+
 /* Adds candidate `index` to the pack, builds, checks and times it. A candidate that does not
  * build or computes a wrong result is discarded with a warning (the heuristic one is an error:
  * nothing can be tuned without it). */
@@ -179,7 +202,8 @@ static cg_status measure(tune_run *r, int index, char msg[CG_MSG_MAX]) {
     cgrt_pack *pack = NULL;
     cgrt_executable *exe = NULL;
     status = open_candidate(r, index, &pack, &exe, msg);
-    int correct = status == CG_OK && verify(r, exe, why);
+    const int crashed = status == CG_OK && !survives(r, exe, why);
+    int correct = status == CG_OK && !crashed && verify(r, exe, why);
     cg_bench_result result = {0};
     double timing = cg_bench_now_s();
     if (correct)
@@ -193,11 +217,12 @@ static cg_status measure(tune_run *r, int index, char msg[CG_MSG_MAX]) {
     if (status != CG_OK) return status;
     if (!correct) {
         if (index == 0) {
-            snprintf(msg, CG_MSG_MAX, "the heuristic plan is wrong (a bug): %.200s", why);
+            snprintf(msg, CG_MSG_MAX, "the heuristic plan %s (a bug): %.200s",
+                     crashed ? "crashed" : "is wrong", why);
             return CG_ERR_INTERNAL;
         }
         fprintf(stderr, "convgrad: tune: warning: %s %s: %s; discarded\n", r->label, what, why);
-        c->state = CAND_WRONG;
+        c->state = crashed ? CAND_CRASHED : CAND_WRONG;
         return CG_OK;
     }
     c->state = CAND_OK;
@@ -432,7 +457,7 @@ static cg_status tune_problem(tune_run *r, cg_tuning_entry *entry, char msg[CG_M
 }
 
 static const char *state_name(cand_state state) {
-    static const char *const names[] = {"untried", "ok", "wrong", "build-failed"};
+    static const char *const names[] = {"untried", "ok", "wrong", "build-failed", "crashed"};
     return names[state];
 }
 
