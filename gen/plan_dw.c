@@ -191,8 +191,8 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
  * 3-vector blocks the rules above take (the Zen 5 machine's best). Interleaved, two cores,
  * batch 8, MobileNet's NHWC layers: where every tap would be held in 3-vector blocks over
  * pixels of 2 KiB and more (512 and 1024 channels), 4-vector blocks by filter rows: 14x14
- * 0.174 -> 0.151 ms, stride 2 0.057 -> 0.042, 7x7 0.061 -> 0.052 (held 2-vector blocks 0.170,
- * 0.047, 0.073); where 4-vector blocks by filter rows were taken instead of padded 3-vector
+ * 0.174 -> 0.151 ms, stride 2 0.057 -> 0.042, 7x7 0.061 -> 0.052 (level to 5% faster in
+ * longer runs; held 2-vector blocks 0.170, 0.047, 0.073); where 4-vector blocks by filter rows were taken instead of padded 3-vector
  * ones (128 and 256 channels), held 2-vector blocks on stride-1 rows of f32 pixels: 56x56
  * 0.642 -> 0.579, 28x28 0.317 -> 0.284 (stride 2 level at 56x56 and 28x28, 0.56 -> 0.68 at
  * 112x112). A 16-bit x read in place has its line pairs in 4-vector blocks: bf16 at 14x14
@@ -203,15 +203,15 @@ static void intel_depthwise_tile(const cg_target *target, int64_t taps, int64_t 
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
     const int64_t channels = part->cout_g;
     if (target->vendor != CG_VENDOR_INTEL || target->isa != CG_ISA_AVX512) return;
+    const int64_t pad2 = depthwise_padding(channels, 2, budget->vlen);
+    const int64_t pad3 = depthwise_padding(channels, 3, budget->vlen);
+    const int64_t pad4 = depthwise_padding(channels, 4, budget->vlen);
     if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 &&
-        row_taps * 4 + 4 + 1 <= budget->registers &&
-        depthwise_padding(channels, 4, budget->vlen) <= depthwise_padding(channels, 3, budget->vlen)) {
+        row_taps * 4 + 4 + 1 <= budget->registers && pad4 <= pad3) {
         part->nv = 4;
         part->taps_held = 0;
     } else if (!part->taps_held && part->nv == 4 && dims->stride[2] == 1 && x_elem_bytes == 4 &&
-               taps * 2 + 2 + 1 <= budget->registers &&
-               depthwise_padding(channels, 2, budget->vlen) <=
-                   depthwise_padding(channels, 4, budget->vlen)) {
+               taps * 2 + 2 + 1 <= budget->registers && pad2 <= pad4) {
         part->nv = 2;
         part->taps_held = 1;
     }
