@@ -1254,7 +1254,8 @@ static void test_x_turned_dw(void **state) {
  * channels spread evenly over blocks of at most 8: 19 as 7, 6, 6); output channels whose
  * 3-vector blocks pad more than an eighth of their lanes (53 in 96, ResNet's 64 in 96),
  * strided rows, channels-last tensors, AVX2 and forced tiles keep the widest tile (channels-last
- * rows of 28 pixels and more: 2-vector blocks, except on Intel CPUs). */
+ * rows of 28 pixels and more: 2-vector blocks, except on Intel CPUs); on Intel's AVX-512 the
+ * narrow tile takes 2 vectors x 14 rows. */
 static void test_narrow_turned_dy_tile(void **state) {
     (void)state;
     static const struct {
@@ -1293,6 +1294,22 @@ static void test_narrow_turned_dy_tile(void **state) {
     const cg_step *part = planned_step(cases[5].problem, &intel, CG_STEP_DW_PARTIAL, &plan);
     assert_int_equal(part->mr, 6);
     assert_int_equal(part->nv, 4);
+    free(plan);
+    /* and on Intel's AVX-512 the narrow tile goes to 2 vectors x 14 rows (256 input channels
+     * spread over 19 tiles of 14 and 13); where it does not apply (strided rows) 6 x 4 stays,
+     * as on AVX2 */
+    part = planned_step(cases[0].problem, &intel, CG_STEP_DW_PARTIAL, &plan);
+    assert_int_equal(part->mr, 14);
+    assert_int_equal(part->nv, 2);
+    free(plan);
+    part = planned_step(cases[4].problem, &intel, CG_STEP_DW_PARTIAL, &plan);
+    assert_int_equal(part->mr, 6);
+    assert_int_equal(part->nv, 4);
+    free(plan);
+    intel.isa = CG_ISA_AVX2;
+    part = planned_step(cases[8].problem, &intel, CG_STEP_DW_PARTIAL, &plan);
+    assert_int_equal(part->mr, 6);
+    assert_int_equal(part->nv, 2);
     free(plan);
 }
 
