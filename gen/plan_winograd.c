@@ -171,6 +171,19 @@ static int structurally_applies(const cg_plan *plan, const cg_dims *dims) {
     return dims->stride[0] == 1 && dims->dilation[0] == 1;
 }
 
+/* A staged F(4x4) plan's GEMMs stream each transformed weight past the batch's tiles: under
+ * 64 of them (ResNet's 7x7 planes at batch 8: 32 tiles against 37.7 MB of U at 512 channels)
+ * that reuse is thin, and F(2x2), 4x the tiles against a U 2.25x smaller, ran faster: 512
+ * channels at 7x7, dx, 5.70 -> 5.44 ms NCHW and 5.51 -> 5.29 NHWC (Intel Xeon, two cores,
+ * four interleaved rounds, every F(2x2) run below every F(4x4) one); 256 at 14x14 (128
+ * tiles) ran 9% slower in F(2x2). */
+static int thin_tile_reuse(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    const wino_shape s = shape_of(plan, dims, 4, !(p->ops & CG_OP_FWD));
+    return s.depth_taps == 1 && staged_applies(plan, &s, p->n) &&
+           p->n * dims->out[0] * s.tiles[0] * s.tiles[1] < 64;
+}
+
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     int forced = plan->target.force_winograd;
@@ -178,9 +191,11 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
     /* Heuristic: F(4x4,3x3) once both channel counts fill a vector's worth of the GEMM
      * (below 16 the transforms, which do not shrink with the channel count, dominate and the
      * direct kernels win) and the transformed weights stay under U_BYTES_CAP. F(4) beats F(2)
-     * even on small images: a 7x7 output is 4 tiles of 36 points against 16 tiles of 16. */
+     * even on small images (a 7x7 output is 4 tiles of 36 points against 16 tiles of 16),
+     * except where a staged plan has too few tiles to reuse U (thin_tile_reuse). */
     int m = forced == 2 || forced == 4 ? forced : 4;
     if (!forced && (p->c < 16 || p->k < 16)) return 0;
+    if (!forced && thin_tile_reuse(plan, dims)) m = 2;
     for (int dx = 0; dx < 2; dx++) {
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;
         wino_shape s = shape_of(plan, dims, m, dx);

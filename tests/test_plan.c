@@ -2199,10 +2199,27 @@ static void test_winograd_choice(void **state) {
     assert_int_equal(conv->wino_block[1], 8);
     assert_int_equal(conv->work_items, 2);
     free(plan);
-    /* staged, 512 channels at 7x7, batch 8: 32 tiles, one GEMM chunk (36 tiles of mr 6, V rows
-     * of 72 KiB); 36 x 8 blocks of 64 output channels */
+    /* staged, 512 channels at 7x7, batch 8: F(4x4) (forced) has 32 tiles, one GEMM chunk (36
+     * tiles of mr 6, V rows of 72 KiB); 36 x 8 blocks of 64 output channels. Unforced, too few
+     * tiles to reuse U: F(2x2), whose 128 tiles keep F(4x4) at batch 32, and at 14x14 */
     p = parse("bwdd_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1");
     plan = plan_for(&p, &base_target);
+    assert_int_equal(find_kind(plan, CG_STEP_WINO_GEMM)->wino_m, 2);
+    free(plan);
+    static const char *const f4_kept[] = {
+        "bwdd_f32_nchw_g1mb32ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nhwc_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    };
+    for (size_t i = 0; i < sizeof f4_kept / sizeof f4_kept[0]; i++) {
+        cg_problem kept = parse(f4_kept[i]);
+        plan = plan_for(&kept, &base_target);
+        if (find_kind(plan, CG_STEP_WINO_GEMM)->wino_m != 4) fail_msg("%s: not F(4x4)", f4_kept[i]);
+        free(plan);
+    }
+    cg_target f4 = base_target;
+    f4.force_winograd = 4;
+    plan = plan_for(&p, &f4);
     conv = find_kind(plan, CG_STEP_WINO_GEMM);
     assert_non_null(conv);
     assert_int_equal(conv->mr, 6);
