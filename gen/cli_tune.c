@@ -159,24 +159,29 @@ static int verify(tune_run *r, const cgrt_executable *exe, char why[CG_MSG_MAX])
     return 1;
 }
 
-/* The candidate's first run in a child process (the same tensors, copy-on-write): a kernel
- * that crashes (a forced tile past its stack, say) takes the child, not the tune. 1: the run
- * ended; 0: `why` names the signal. */
-static int survives(tune_run *r, const cgrt_executable *exe, char why[CG_MSG_MAX]) {
+typedef enum checked { CHECKED_CORRECT, CHECKED_WRONG, CHECKED_CRASHED } checked;
+
+/* verify() in a child process (the same tensors, copy-on-write): a kernel that crashes (a
+ * forced tile past its stack, say) takes the child, not the tune. A wrong result is checked
+ * again here for its message (`why`), as is every candidate where fork fails. */
+static checked check(tune_run *r, const cgrt_executable *exe, char why[CG_MSG_MAX]) {
     fflush(NULL);
     const pid_t child = fork();
-    if (child < 0) return 1; /* no child: the checked run in this process decides */
     if (child == 0) {
         char ignored[CG_MSG_MAX];
         _exit(verify(r, exe, ignored) ? 0 : 1);
     }
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    if (child > 0)
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+        }
+    if (child > 0 && WIFSIGNALED(status)) {
+        snprintf(why, CG_MSG_MAX, "crashed (signal %d, %s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+        return CHECKED_CRASHED;
     }
-    if (!WIFSIGNALED(status)) return 1;
-    snprintf(why, CG_MSG_MAX, "crashed (signal %d, %s)", WTERMSIG(status),
-             strsignal(WTERMSIG(status)));
-    return 0;
+    if (child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return CHECKED_CORRECT;
+    return verify(r, exe, why) ? CHECKED_CORRECT : CHECKED_WRONG;
 }
 
 /* Adds candidate `index` to the pack, builds, checks and times it. A candidate that does not
@@ -202,8 +207,8 @@ static cg_status measure(tune_run *r, int index, char msg[CG_MSG_MAX]) {
     cgrt_pack *pack = NULL;
     cgrt_executable *exe = NULL;
     status = open_candidate(r, index, &pack, &exe, msg);
-    const int crashed = status == CG_OK && !survives(r, exe, why);
-    int correct = status == CG_OK && !crashed && verify(r, exe, why);
+    const checked verdict = status == CG_OK ? check(r, exe, why) : CHECKED_WRONG;
+    const int crashed = verdict == CHECKED_CRASHED, correct = verdict == CHECKED_CORRECT;
     cg_bench_result result = {0};
     double timing = cg_bench_now_s();
     if (correct)

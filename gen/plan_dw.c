@@ -101,6 +101,18 @@ static int x_turn_tile(const cg_target *target, const cg_dims *dims, const cg_st
     return stack_bytes <= (256 << 10) ? (int)mr : 0;
 }
 
+/* Lanes computed for nothing in blocks of nv vectors (depthwise: channels; dense: output
+ * channels). */
+static int64_t depthwise_padding(int64_t channels, int nv, int vlen) {
+    return cg_ceil_div(channels, (int64_t)nv * vlen) * nv * vlen - channels;
+}
+
+/* Whether blocks of nv vectors pad more than an eighth of their lanes. */
+static int pads_over_an_eighth(int64_t channels, int nv, int vlen) {
+    const int64_t pad = depthwise_padding(channels, nv, vlen);
+    return 8 * pad > channels + pad;
+}
+
 /* dw on channels-first tensors with dy turned into a row block (dy_planar): the block is
  * streamed from the L2 once per tile of input channels, so a narrower, taller tile loads fewer
  * of its vectors per FMA (8 x 3: one per 8 FMAs; 6 x 4: one per 6). Measured with x read
@@ -119,9 +131,7 @@ static int narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
     const cg_isa_budget *budget = cg_isa_budget_of(isa);
     if (nv * mr < 24 || nv * mr + nv + budget->broadcast_needs_register > budget->registers)
         return 0;
-    const int64_t lanes = (int64_t)nv * budget->vlen;
-    const int64_t padded = cg_ceil_div(part->cout_g, lanes) * lanes;
-    if (8 * (padded - part->cout_g) > padded) return 0;
+    if (pads_over_an_eighth(part->cout_g, nv, budget->vlen)) return 0;
     part->nv = nv;
     part->mr = cg_tile_mr_spread(mr, part->cin_g);
     return 1;
@@ -136,11 +146,9 @@ static int narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
 static void intel_turned_dy_tile(const cg_target *target, cg_step *part) {
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
     if (target->vendor != CG_VENDOR_INTEL || target->isa != CG_ISA_AVX512) return;
-    const int64_t lanes = 2 * (int64_t)budget->vlen;
-    const int64_t padded = cg_ceil_div(part->cout_g, lanes) * lanes;
     const int mr = cg_tile_mr(target->isa, 2, part->cin_g);
     /* as the narrow tile: at most an eighth of padding, at least 24 accumulators */
-    if (8 * (padded - part->cout_g) > padded || 2 * mr < 24) return;
+    if (pads_over_an_eighth(part->cout_g, 2, budget->vlen) || 2 * mr < 24) return;
     part->nv = 2;
     part->mr = mr;
 }
@@ -154,11 +162,6 @@ static int64_t x_rows_read(const cg_dims *dims, int64_t rows) {
     const int64_t span = dims->dilation[1] * (dims->filter[1] - 1) + 1;
     const int64_t step = dims->stride[1] < span ? dims->stride[1] : span;
     return span + step * (rows - 1);
-}
-
-/* Lanes a depthwise dw computes for nothing in blocks of nv vectors. */
-static int64_t depthwise_padding(int64_t channels, int nv, int vlen) {
-    return cg_ceil_div(channels, (int64_t)nv * vlen) * nv * vlen - channels;
 }
 
 /* Where the held tile pads more than a sixteenth of the channels (3-vector blocks of 48 on
@@ -211,8 +214,8 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
  * batch 8, MobileNet's NHWC layers: where every tap would be held in 3-vector blocks over
  * pixels of 2 KiB and more (512 and 1024 channels), 4-vector blocks by filter rows: 14x14
  * 0.174 -> 0.151 ms, stride 2 0.057 -> 0.042, 7x7 0.061 -> 0.052 (level to 5% faster in
- * longer runs; held 2-vector blocks 0.170, 0.047, 0.073); where 4-vector blocks by filter rows were taken instead of padded 3-vector
- * ones (128 and 256 channels), held 2-vector blocks on stride-1 rows of f32 pixels: 56x56
+ * longer runs; held 2-vector blocks 0.170, 0.047, 0.073); where 4-vector blocks by filter
+ * rows were taken instead of padded 3-vector ones (128 and 256 channels), held 2-vector blocks on stride-1 rows of f32 pixels: 56x56
  * 0.642 -> 0.579, 28x28 0.317 -> 0.284 (stride 2 level at 56x56 and 28x28, 0.56 -> 0.68 at
  * 112x112). A 16-bit x read in place has its line pairs in 4-vector blocks: bf16 at 14x14
  * stride 2 0.060 -> 0.043 in them, while held 2-vector blocks (one line) ran 28x28 0.25 ->

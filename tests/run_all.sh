@@ -48,7 +48,7 @@ after_binaries=() # scripts that rerun the binaries on the packs those build
 scripts=()
 for bin in "$@"; do
     case $(basename "$bin") in
-    test_vulkan) vulkan=("${#names[@]}" "${vulkan[@]}") ;;
+    test_vulkan) vulkan+=("${#names[@]}") ;;
     *) binaries+=("${#names[@]}") ;;
     esac
     names+=("$(basename "$bin")")
