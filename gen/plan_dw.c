@@ -343,18 +343,24 @@ static void stage_channels_last_dy(const cg_target *target, int64_t taps, int co
     if (rows < part->row_block) part->row_block = rows;
 }
 
-/* A 1x1 dense dw whose dy rows are staged (above) and whose x is channels-last broadcasts each
+/* A dense dw whose dy rows are staged (above) and whose x is channels-last broadcasts each
  * tile's input channels from x pixels CIN channels apart: ResNet's 1024-channel x pixels are 4
- * KiB apart, every pixel's line of a tile in one L1 set and past the 2 KiB stride Intel's L1
- * prefetcher follows. Each row block's x pixels are staged instead, 8 tiles' input channels
- * at a time (48 on AVX-512: the panel and the dy block within the L1), which the panel's
- * tiles then read from the L1. */
+ * KiB apart (a 3x3 stride-2 dw's 512-channel pixels too, at its column stride), every pixel's
+ * line of a tile in one L1 set and past the 2 KiB stride Intel's L1 prefetcher follows. Each
+ * row block's x pixels (for a filter, those of each tap) are staged instead, 8 tiles' input
+ * channels at a time (48 on AVX-512: the panel and the dy block within the L1), which the
+ * panel's tiles then read from the L1. Filters stage from 64 input channels (x pixels of 256
+ * bytes; ResNet's first layer, 3 channels a pixel, reads x densely in place). With the block
+ * runs that staging brings (x_planar_block_runs), ResNet's NHWC 3x3 stride-2 dw on an Intel
+ * Xeon (two cores, batch 8, interleaved): 128 <- 128 at 56x56 7.40 -> 6.66 ms, 256 at 28x28
+ * 8.76 -> 7.74, 512 at 14x14 10.16 -> 9.21. */
 #define DW_X_PANEL_TILES 8
 static void stage_channels_last_x(const cg_target *target, const cg_dims *dims, cg_step *part) {
+    const int one_tap = part->taps[0] * part->taps[1] * part->taps[2] == 1;
     if (part->kind != CG_STEP_DW_PARTIAL || !part->with_weight || !part->dy_staged ||
         part->x_planar || part->x_turned || target->isa == CG_ISA_GLSL ||
-        part->taps[0] * part->taps[1] * part->taps[2] != 1 || dims->pad_lo[0] != 0 ||
-        dims->pad_lo[1] != 0 || dims->pad_lo[2] != 0)
+        (one_tap ? dims->pad_lo[0] != 0 || dims->pad_lo[1] != 0 || dims->pad_lo[2] != 0
+                 : part->cin_g < 64))
         return;
     part->x_staged = 1;
     /* 8 tiles, fewer where a row block's panel would pass a third of the L1 (the dy block
@@ -379,7 +385,8 @@ static void stage_x_once(const cg_target *target, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || !part->x_staged || part->block_run < 2) return;
     const int64_t panel_floats =
         part->row_block * part->out[2] * (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen);
-    const int64_t bytes = cg_ceil_div(part->cin_g, part->k_chunk) * panel_floats * 4;
+    const int64_t bytes = part->taps[0] * part->taps[1] * part->taps[2] *
+                          cg_ceil_div(part->cin_g, part->k_chunk) * panel_floats * 4;
     part->x_staged_once = bytes <= target->l2_bytes / 4 && bytes <= DW_X_ONCE_STACK_CAP;
 }
 
@@ -435,8 +442,8 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * (two cores); where the split factor leaves fewer items than threads, two splits a thread
  * while their partials stay within a quarter of the L3, else as many runs as make one item
  * per thread.
- * A forced split factor (overrides, the tuner's) is kept as it is. Staged x (channels-last,
- * 1x1) makes runs from 2 blocks on: the run stages its x panels once (stage_x_once) where two
+ * A forced split factor (overrides, the tuner's) is kept as it is. Staged x (channels-last)
+ * makes runs from 2 blocks on: the run stages its x panels once (stage_x_once) where two
  * items had each gathered them, ResNet's NHWC 128 <- 256 at 56x56 6.73 -> 5.76 ms, 128 <- 512
  * at 28x28 3.07 -> 2.83. Returns the runs per (split, group); sets block_run (and splits,
  * row_block). */
@@ -452,12 +459,16 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
         const int64_t splits = cg_ceil_div(part->splits, threads) * threads;
         if (splits <= part->rows && target->force_splits <= 0) part->splits = splits;
     } else if (target->force_splits <= 0 && two_each <= part->rows && target->l3_bytes > 0 &&
-               two_each * split_bytes <= target->l3_bytes / 4) {
+               two_each * split_bytes <= target->l3_bytes / 4 &&
+               split_bytes <= 2 * target->l2_bytes) {
         /* fewer items than threads: splits (their partials summed back from the L3) rather
          * than runs of fewer blocks, each run reading x again, two items a thread so that a
          * slowed core does not hold the other. S5 in 13 x 2 tiles: one split in 2 runs 8.39
          * ms, 2 splits 7.98, 4 splits 7.66, 8 splits 7.87; ResNet's 512 <- 128 1x1 dw at
-         * 28x28 (one split by the L2 cap, 6 blocks) 3.69 -> 3.43 ms. */
+         * 28x28 (one split by the L2 cap, 6 blocks) 3.69 -> 3.43 ms. Not where a split's
+         * partial is past twice the L2: summing 4 of them back costs more than a slowed core
+         * (ResNet's NHWC 512 <- 512 3x3 stride-2 dw at 14x14, 9.4 MB a split, staged x: 4
+         * splits 11.3 ms, 2 splits 9.4, one split in 2 runs 9.1). */
         part->splits = two_each;
     } else {
         runs = cg_ceil_div(threads, part->splits * part->groups);

@@ -365,13 +365,20 @@ static void test_dw_block_runs(void **state) {
                         "&& test $(grep -l 'define ROW_BLOCK 1$' $d/*bwdw*__avx512.c | wc -l) -eq 2");
 }
 
-/* Dense 1x1 dw on channels-last x whose dy rows are staged: each row block's x pixels staged
- * too, in panels of up to 8 tiles' input channels (a third of the L1 at most), each CPU ISA:
- * with db on 100 input channels (panels of 42, 18 or 48 by ISA and L1: a short last panel and
- * a tile tail), bf16 at stride 2 on 130 channels (AVX-512's 9-channel tiles: panels of 72, a
- * tail of 4), f16 1-D at stride 3, two groups (x's group offset), and 120 channels in runs of
- * output-channel blocks over 4 splits, whose row blocks' panels are staged once for the run
- * (3 panels, the last short); with a claimed 32 KiB L2 they are staged per block instead. */
+/* Dense dw on channels-last x whose dy rows are staged: each row block's x pixels staged
+ * too (every tap's), in panels of up to 8 tiles' input channels (a third of the L1 at most),
+ * each CPU ISA. 1x1: with db on 100 input channels (panels of 42, 18 or 48 by ISA and L1: a
+ * short last panel and a tile tail), bf16 at stride 2 on 130 channels (AVX-512's 9-channel
+ * tiles: panels of 72, a tail of 4), f16 1-D at stride 3, two groups (x's group offset), and
+ * 120 channels in runs of output-channel blocks over 4 splits, whose row blocks' panels are
+ * staged once for the run (3 panels, the last short). Taps in x's padding (skipped rows,
+ * clipped columns): 3x3 stride 2 with db, bf16 with row dilation 2, asymmetric padding and
+ * column stride 2, f16 1-D of 5 taps, and 3x3 stride 2 on 120 channels in runs (9 taps x 3
+ * panels staged once). With a claimed 32 KiB L2 the runs stage per block instead. */
+#define XS3_RUNS                                                                          \
+    "{\"name\":\"xs3_runs\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","         \
+    "\"n\":2,\"c\":120,\"k\":256,\"input\":[11,11],\"filter\":[3,3],\"stride\":[2,2],"          \
+    "\"pad\":[1,1]}"
 static void test_dw_x_staged(void **state) {
     (void)state;
     static const char config[] =
@@ -385,21 +392,32 @@ static void test_dw_x_staged(void **state) {
         "{\"name\":\"xs_g2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":2,\"c\":192,\"k\":64,\"groups\":2,\"input\":[6,7],\"filter\":[1,1]},"
         "{\"name\":\"xs_runs\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
-        "\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]}]}";
+        "\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]},"
+        "{\"name\":\"xs3_s2_bias\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":100,\"k\":70,\"input\":[9,10],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"xs3_dil_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":80,\"k\":40,\"input\":[7,9],\"filter\":[3,3],\"stride\":[1,2],"
+        "\"dilation\":[2,1],\"pad_lo\":[2,0],\"pad_hi\":[1,2]},"
+        "{\"name\":\"xs3_line_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
+        "\"n\":2,\"c\":96,\"k\":33,\"input\":[20],\"filter\":[5],\"stride\":[2],\"pad\":[2]},"
+        XS3_RUNS "]}";
     check_override_pack("dw_x_staged", config, "{}", NULL,
                         "d=%s/src; test $(grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | wc -l) "
-                        "-eq 11 && grep -q 'define XPANEL 72' $d/*bwdw*__avx512.c && "
+                        "-eq 23 && grep -q 'define XPANEL 72' $d/*bwdw*__avx512.c && "
                         "grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | xargs grep -l "
                         "'define BLOCK_RUN [2-9]' | xargs grep -l 'define X_STAGED_ONCE 1 ' | "
-                        "grep -q .");
+                        "grep -q . && test $(grep -l 'define X_STAGED_ONCE 1 ' "
+                        "$d/*bwdw_k3x3s2x2*__avx512.c | wc -l) -eq 2");
     static const char runs[] =
         "{\"problems\": ["
         "{\"name\":\"xs_runs_per_block\",\"op\":\"bwd_weight\",\"dtype\":\"f32\","
-        "\"layout\":\"NHWC\",\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]}]}";
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]},"
+        XS3_RUNS "]}";
     check_override_pack("dw_x_staged_per_block", runs, "{}", "CONVGRAD_L2_BYTES=32768",
-                        "d=%s/src; grep -l 'define X_STAGED_ONCE 0 ' $d/*bwdw*__avx512.c | "
+                        "d=%s/src; test $(grep -l 'define X_STAGED_ONCE 0 ' $d/*bwdw*__avx512.c | "
                         "xargs grep -l 'define BLOCK_RUN [2-9]' | xargs grep -l "
-                        "'define X_STAGED 1 ' | grep -q .");
+                        "'define X_STAGED 1 ' | wc -l) -eq 2");
 }
 
 /* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the

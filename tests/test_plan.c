@@ -1073,7 +1073,10 @@ static void test_dw_x_staged_plan(void **state) {
         {"bwdw_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 13, 1},
         {"bwdw_f32_nhwc_g1mb8ic2048oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
         {"bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
-        {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0, 0, 0},
+        /* a filter: every tap's x pixels staged (from 64 input channels on), per block (the 9
+         * taps' panels pass a quarter of the L2); not 3 input channels */
+        {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 42, 0},
+        {"bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0, 0, 0},
         {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0, 0},
         {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
         {"bwdw_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
@@ -1986,6 +1989,7 @@ static void test_dw_block_runs(void **state) {
         {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4},
         {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 4, 2},
         {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 56, 2},
+        {"bwdw_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2},
         {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4},
         {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1},
     };
@@ -2006,6 +2010,28 @@ static void test_dw_block_runs(void **state) {
         const int64_t blocks = part->cout_pad / (part->nv * part->vlen);
         const int64_t run = part->block_run > 0 ? part->block_run : 1;
         assert_int_equal(part->work_items, part->splits * part->groups * ((blocks + run - 1) / run));
+        free(plan);
+    }
+    /* Under this Xeon's 480 MiB L3 (two splits a thread pass its quarter nowhere): ResNet's
+     * channels-last 3x3 stride-2 dw, x staged, at 28x28 on 128 channels in 4 splits of a run
+     * (590 KB partials), at 14x14 on 512 in one split of 2 runs (9.4 MB partials, past twice
+     * the L2) */
+    cg_target xeon = base_target;
+    xeon.l3_bytes = (int64_t)480 << 20;
+    static const struct {
+        const char *problem;
+        int64_t splits, block_run;
+    } large_l3[] = {
+        {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4},
+        {"bwdw_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4},
+    };
+    for (size_t c = 0; c < sizeof large_l3 / sizeof large_l3[0]; c++) {
+        cg_problem p = parse(large_l3[c].problem);
+        cg_plan *plan = plan_for(&p, &xeon);
+        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+        assert_true(part->x_staged);
+        assert_int_equal(part->splits, large_l3[c].splits);
+        assert_int_equal(part->block_run, large_l3[c].block_run);
         free(plan);
     }
     /* a forced split factor stays as it is: S8 in 3 splits, each one run of all 6 blocks */

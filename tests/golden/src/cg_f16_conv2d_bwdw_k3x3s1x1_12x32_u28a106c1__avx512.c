@@ -35,18 +35,19 @@
 #define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
 #define X_CH 99       /* elements between consecutive channels of x */
 #define X_GROUP 1188 /* elements between the groups' first channels */
-#define X_STAGED 0 /* one tap, channels-last x: a row block's x pixels are copied,
-                                 XPANEL input channels at a time, into x_panel [pixel][XP_STRIDE]
-                                 (f32) for that panel's tiles */
+#define X_STAGED 0 /* channels-last x: the x pixels a tap reads in a row block are
+                                 copied, XPANEL input channels at a time, into x_panel
+                                 [pixel][XP_STRIDE] (f32) for that panel's tiles */
 #define XPANEL 12
-#define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block staged once, before
-                                           the run's channel blocks (else each block stages
-                                           them again, one panel at a time) */
+#define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block (every tap's) staged
+                                           once, before the run's channel blocks (else each
+                                           block stages them again, one panel at a time) */
 #define X_LOADV cg_vload_f16 /* X_STAGED: vector loads of X_ELEM as f32 */
 #define X_LOADV_RANGE cg_vload_range_f16
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
 #define XP_FLOATS (ROW_BLOCK * OUT2 * XP_STRIDE) /* one staged panel */
-#define XP_HELD (X_STAGED_ONCE ? (CIN + XPANEL - 1) / XPANEL : 1) /* panels on the stack */
+#define XP_PANELS ((CIN + XPANEL - 1) / XPANEL) /* panels of one tap */
+#define XP_HELD (X_STAGED_ONCE ? TAPS * XP_PANELS : 1) /* panels on the stack */
 #define DY_BUF CG_T_DY
 #define DY_OFFSET 0
 #define DY_E0 1
@@ -103,8 +104,7 @@
 #define TAPS (TAPS0 * TAPS1 * TAPS2)
 #define CIN_TAIL (CIN % MR)
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
-_Static_assert(!X_STAGED || (TAPS0 * TAPS1 * TAPS2 == 1 && !X_PLANAR && !X_CLIPPED &&
-                             XPANEL % MR == 0), "x staged for one tap, in whole tiles");
+_Static_assert(!X_STAGED || (!X_PLANAR && XPANEL % MR == 0), "x staged channels-last, in whole tiles");
 
 static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, const int full,
                                                                const int lanes) {
@@ -242,8 +242,8 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const float *dy_row = dy_row_of(dy, r, r0);
-        /* X_STAGED: the broadcasts come from xs_row (x_row, unused, only passes the test) */
-        const X_ELEM *x_row = X_STAGED ? x : x_row_of(x, r, j0, j1, j2);
+        /* X_STAGED: the broadcasts come from xs_row (x_row only says whether the row is padding) */
+        const X_ELEM *x_row = x_row_of(x, r, j0, j1, j2);
         const float *xs_row = X_STAGED ? xs + (r - r0) * OUT2 * XP_STRIDE : xs;
         if (DY_PLANAR) dy_prefetch_step(ahead);
         if (!x_row) continue;
@@ -292,16 +292,21 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
     for (int v = 0; v < nv; v++) cg_vstore(part + v * CG_VLEN, acc[v]);
 }
 
-/* X_STAGED: x_panel[(r - r0) * OUT2 + o2][0 .. c1 - c0) = the group's x pixel of output (r, o2),
- * input channels [c0, c1), as f32. Each tile of the panel then reads its channels of a pixel
- * from one line of the L1, where in place they lie a pixel (CIN channels, 4 KiB at 1024) apart,
- * in a few L1 sets and past the stride the prefetchers follow. */
-static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
-                    float *x_panel) {
+/* X_STAGED: x_panel[(r - r0) * OUT2 + o2][0 .. c1 - c0) = the group's x pixel that tap (j0, j1,
+ * j2) reads for output (r, o2), input channels [c0, c1), as f32 (rows and columns in the
+ * padding are left as they are: the tiles skip them). Each tile of the panel then reads its
+ * channels of a pixel from one line of the L1, where in place they lie a pixel (CIN channels,
+ * 4 KiB at 1024; STRIDE pixels at a stride) apart, in a few L1 sets and past the stride the
+ * prefetchers follow. */
+static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int j0, int j1, int j2, int64_t c0,
+                    int64_t c1, float *x_panel) {
+    const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
-        const X_ELEM *row = x_row_of(x, r, 0, 0, 0) + c0;
+        const X_ELEM *row = x_row_of(x, r, j0, j1, j2);
+        if (!row) continue;
+        row += c0;
         float *out = x_panel + (r - r0) * OUT2 * XP_STRIDE;
-        for (int64_t o2 = 0; o2 < OUT2; o2++)
+        for (int64_t o2 = o2_first; o2 < o2_end; o2++)
             for (int64_t c = 0; c < c1 - c0; c += CG_VLEN) {
                 const X_ELEM *p = row + o2 * X_PIX + c;
                 cg_vstore(out + o2 * XP_STRIDE + c, c1 - c0 - c >= CG_VLEN
@@ -333,22 +338,25 @@ static inline __attribute__((always_inline)) void row_block(
         dy_prefetch_start(&ahead, (const DY_ELEM *)next_dy, next_r0, next_r1, next_width,
                           tiles * (r1 - r0));
     }
-    for (int64_t c0 = 0; X_STAGED && c0 < CIN; c0 += XPANEL) {
-        const int64_t c1 = c0 + XPANEL < CIN ? c0 + XPANEL : CIN;
-        float *panel = x_panel + (X_STAGED_ONCE ? c0 / XPANEL * XP_FLOATS : 0);
-        if (!X_STAGED_ONCE) stage_x(x, r0, r1, c0, c1, panel);
-        int64_t ci = c0;
-        for (; ci + MR <= c1; ci += MR)
-            tile(x, rows, r0, r1, 0, 0, 0, 0, part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
-                 panel + (ci - c0));
-        if (CIN_TAIL && ci < c1)
-            tile(x, rows, r0, r1, 0, 0, 0, 0, part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead,
-                 first, panel + (ci - c0));
-    }
-    for (int j0 = 0; !X_STAGED && j0 < TAPS0; j0++)
+    for (int j0 = 0; j0 < TAPS0; j0++)
         for (int j1 = 0; j1 < TAPS1; j1++)
             for (int j2 = 0; j2 < TAPS2; j2++) {
-                float *tap_part = part + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * CIN * COUT_PAD;
+                const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
+                float *tap_part = part + (int64_t)tap * CIN * COUT_PAD;
+                for (int64_t c0 = 0; X_STAGED && c0 < CIN; c0 += XPANEL) {
+                    const int64_t c1 = c0 + XPANEL < CIN ? c0 + XPANEL : CIN;
+                    float *panel =
+                        x_panel + (X_STAGED_ONCE ? (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS : 0);
+                    if (!X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
+                    int64_t ci = c0;
+                    for (; ci + MR <= c1; ci += MR)
+                        tile(x, rows, r0, r1, j0, j1, j2, 0, tap_part + ci * COUT_PAD, MR, nv,
+                             lanes, &ahead, first, panel + (ci - c0));
+                    if (CIN_TAIL && ci < c1)
+                        tile(x, rows, r0, r1, j0, j1, j2, 0, tap_part + ci * COUT_PAD, CIN_TAIL,
+                             nv, lanes, &ahead, first, panel + (ci - c0));
+                }
+                if (X_STAGED) continue;
                 int ci = 0;
                 for (; ci + MR <= CIN; ci += MR)
                     tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes,
@@ -388,9 +396,11 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
         for (int64_t r0 = row_begin; r0 < row_end; r0 += ROW_BLOCK) {
             const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
             const int64_t r2 = r1 + ROW_BLOCK < row_end ? r1 + ROW_BLOCK : row_end;
-            for (int64_t c0 = 0; X_STAGED_ONCE && c0 < CIN; c0 += XPANEL)
-                stage_x(xg, r0, r1, c0, c0 + XPANEL < CIN ? c0 + XPANEL : CIN,
-                        x_panel + c0 / XPANEL * XP_FLOATS);
+            for (int tap = 0; X_STAGED_ONCE && tap < TAPS; tap++)
+                for (int64_t c0 = 0; c0 < CIN; c0 += XPANEL)
+                    stage_x(xg, r0, r1, tap / (TAPS1 * TAPS2), tap / TAPS2 % TAPS1, tap % TAPS2, c0,
+                            c0 + XPANEL < CIN ? c0 + XPANEL : CIN,
+                            x_panel + (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS);
             for (int64_t b = b0; b < b1; b++) {
                 /* the next turn: this row block's next channel block, after the run's last the
                  * next row block's first */
