@@ -24,7 +24,7 @@ typedef struct suite {
 
 static int setup(void **state) {
     static suite s;
-    char *text = cgt_families_config(NULL);
+    char *text = cgt_families_config(cgt_cpu_variant_runs);
     s.problems = cgt_parse(text, &s.count);
     free(text);
     cg_gen_options options = {.targets = CG_TARGET_CPU,

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cg_families.h"
 #include "cg_problem.h"
+#include "cg_test_support.h"
 #include "kernel_name.h"
 #include "plan.h"
 #include "plan_json.h"
@@ -2482,6 +2484,68 @@ static void test_overrides(void **state) {
     assert_true(strlen(msg) > 0);
 }
 
+/* Whether the line [line, end) holds `key`. */
+static int line_has(const char *line, const char *end, const char *key) {
+    const char *at = strstr(line, key);
+    return at && at < end;
+}
+
+/* A plan's JSON without the lines that name its problem and kernels (those carry the dtype). */
+static char *plan_structure(const cg_plan *plan) {
+    char *json = cg_plan_to_json(plan);
+    assert_non_null(json);
+    char *out = json;
+    for (char *line = json; *line;) {
+        const char *newline = strchr(line, '\n');
+        const char *end = newline ? newline + 1 : line + strlen(line);
+        const size_t length = (size_t)(end - line);
+        if (!line_has(line, end, "\"canonical\":") && !line_has(line, end, "\"name\":") &&
+            !line_has(line, end, "\"kernel\":")) {
+            memmove(out, line, length);
+            out += length;
+        }
+        line += length;
+    }
+    *out = '\0';
+    return json;
+}
+
+/* The CPU kernel tests run each family in one 16-bit type per layout (cgt_cpu_variant_runs):
+ * that stands only while f16 and bf16 plan alike, which they do for every family, layout and
+ * CPU ISA here. */
+static void test_families_16bit_plans_agree(void **state) {
+    (void)state;
+    char *text = cgt_families_config(NULL);
+    int count;
+    cg_problem *problems = cgt_parse(text, &count);
+    free(text);
+    assert_int_equal(count, cgt_family_count * CGT_VARIANT_COUNT);
+    for (int isa = CG_ISA_AVX512; isa <= CG_ISA_GENERIC; isa++) {
+        cg_target target = base_target;
+        target.isa = (cg_isa)isa;
+        for (int f = 0; f < cgt_family_count; f++)
+            for (int layout = 0; layout < 2; layout++) {
+                const cg_problem *f16 = &problems[f * CGT_VARIANT_COUNT + 2 + layout];
+                const cg_problem *bf16 = &problems[f * CGT_VARIANT_COUNT + 4 + layout];
+                assert_int_equal(f16->dtype, CG_F16);
+                assert_int_equal(bf16->dtype, CG_BF16);
+                cg_plan *a = plan_for(f16, &target), *b = plan_for(bf16, &target);
+                char *ja = plan_structure(a), *jb = plan_structure(b);
+                assert_non_null(strstr(ja, "\"steps\":"));
+                assert_non_null(strstr(ja, "\"work_items\":"));
+                if (strcmp(ja, jb) != 0)
+                    fail_msg("%s and %s plan differently (isa %d): test both 16-bit types of "
+                             "the family in the CPU kernel tests",
+                             f16->name, bf16->name, isa);
+                free(ja);
+                free(jb);
+                free(a);
+                free(b);
+            }
+    }
+    free(problems);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
@@ -2506,6 +2570,7 @@ int main(void) {
         cmocka_unit_test(test_dw_block_runs),
         cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),
         cmocka_unit_test(test_winograd_dw),
+        cmocka_unit_test(test_families_16bit_plans_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,6 +160,13 @@ const cgt_variant cgt_variants[CGT_VARIANT_COUNT] = {
     {"f16_nl", "f16", 1}, {"bf16_nc", "bf16", 0}, {"bf16_nl", "bf16", 1},
 };
 
+int cgt_cpu_variant_runs(int family, int variant) {
+    const cgt_variant *v = &cgt_variants[variant];
+    if (v->dtype[0] == 'f' && v->dtype[1] == '3') return 1; /* f32 */
+    const int f16 = v->dtype[0] == 'f';
+    return f16 == (v->channels_last == family % 2);
+}
+
 char *cgt_families_config(int (*runs)(int family, int variant)) {
     size_t cap = 1 << 18, len = 0;
     char *text = malloc(cap);
