@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,12 +192,21 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         const cg_tuning_entry *tuned =
             target == CGRT_TARGET_CPU ? cg_tuning_db_find(tuning, tuning_key) : NULL;
         if (tuned)
-            snprintf(key + strlen(key), sizeof key - strlen(key), "|tuned:%d,%d,%lld",
+            snprintf(key + strlen(key), sizeof key - strlen(key), "|tuned:%d,%d,%lld,%d",
                      tuned->overrides.mr, tuned->overrides.nv,
-                     (long long)tuned->overrides.splits);
+                     (long long)tuned->overrides.splits, tuned->overrides.winograd);
         cg_sha256 ctx;
         cg_sha256_init(&ctx);
         cg_sha256_update(&ctx, key, strlen(key));
+        /* and the templates the kernels come from: one binary pointed at another template
+         * tree ($CONVGRAD_TEMPLATES) must not reuse the first tree's kernels */
+        char templates[4096], resolved[PATH_MAX];
+        char ignored[CG_MSG_MAX];
+        if (cg_template_dir(templates, sizeof templates, ignored) == CG_OK) {
+            const char *where_from = realpath(templates, resolved) ? resolved : templates;
+            cg_sha256_update(&ctx, "|templates:", 11);
+            cg_sha256_update(&ctx, where_from, strlen(where_from));
+        }
         cg_sha256_hex(&ctx, hex);
         snprintf(dir, sizeof dir, "%s/%.20s", root, hex);
         status = ensure_cached(problem,

@@ -142,6 +142,14 @@ if [ $rc -eq 0 ]; then pass "second run with PATH stripped of clang/make succeed
 else fail "second run with PATH stripped of clang/make" "exit $rc: $(head -c 300 "$T/err")"; fi
 check "second run: cache files and mtimes unchanged" test "$before" = "$(listing "$CONVGRAD_CACHE")"
 check "second run: same result" cmp -s "$T/cpu_p2d/dx.npy" "$T/cpu_p2d_again/dx.npy"
+# Another template tree (a copy of templates/ elsewhere) is another cache entry: the binary
+# must not hand the first tree's kernels to a run that reads the second.
+entries=$(ls "$CONVGRAD_CACHE" | wc -l)
+mkdir -p "$T/tree" && cp -r templates "$T/tree/templates"
+check "run with CONVGRAD_TEMPLATES=another tree exits 0" env CONVGRAD_TEMPLATES="$T/tree/templates" \
+    "$CG" run "$T/p2d.json" --target cpu --inputs "$T/in_p2d" --outputs "$T/cpu_p2d_tree"
+check "another template tree: a new cache entry" test "$(ls "$CONVGRAD_CACHE" | wc -l)" -eq $((entries + 1))
+check "another template tree: same result" cmp -s "$T/cpu_p2d/dx.npy" "$T/cpu_p2d_tree/dx.npy"
 
 # ---------------------------------------------------------------------------------------------
 echo "== run: bad input -> exit 2, one line 'convgrad: ...' naming the file, nothing written"

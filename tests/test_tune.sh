@@ -188,6 +188,32 @@ for t in ("dw", "db"):
     assert np.allclose(a, b, rtol=1e-4, atol=1e-4 * np.abs(b).max()), t
 ' "$T/cpu" "$T/ref"
 
+# Entries that differ only in their Winograd tile are two cache entries (a retune from F(2x2)
+# to F(4x4) must not run the cached F(2x2) kernels).
+echo '{"name": "wino", "op": "bwd_data", "layout": "NHWC", "n": 1, "c": 16, "k": 16,
+ "input": [6, 6], "filter": [3, 3], "pad": [1, 1]}' >"$T/wino.json"
+for m in 2 4; do
+    "$CG" plan "$T/wino.json" --no-tuning | "$PY" -c '
+import json, sys
+db = json.load(open(sys.argv[1]))
+key, entry = next(iter(db["entries"].items()))
+canonical = json.loads(sys.stdin.read())["problem"]["canonical"]
+entry = dict(entry, overrides={"winograd": int(sys.argv[3])})
+json.dump({"schema": 1, "entries": {canonical + key[key.index("|"):]: entry}}, open(sys.argv[2], "w"))
+' "$DB" "$T/wino$m.db" "$m"
+done
+entries=$(ls "$CONVGRAD_CACHE" | wc -l)
+"$CG" bench "$T/wino.json" --db "$T/wino2.db" --reps 2 --min-ms 0 >/dev/null 2>"$T/err" &&
+    "$CG" bench "$T/wino.json" --db "$T/wino4.db" --reps 2 --min-ms 0 >/dev/null 2>>"$T/err"
+check "bench: entries differing only in the Winograd tile are two cache entries" \
+    test "$(ls "$CONVGRAD_CACHE" | wc -l)" -eq $((entries + 2))
+check "plan: the two entries plan F(2x2) and F(4x4)" "$PY" -c '
+import json, subprocess, sys
+ms = [json.loads(subprocess.run([sys.argv[1], "plan", sys.argv[2], "--db", d], capture_output=True,
+      text=True, check=True).stdout)["steps"][-1].get("wino_m") for d in sys.argv[3:]]
+assert ms == [2, 4], ms
+' "$CG" "$T/wino.json" "$T/wino2.db" "$T/wino4.db"
+
 # ---------------------------------------------------------------------------------------------
 echo "== the default location, damaged databases"
 "$CG" tune "$T/tiny.json" --target cpu --budget-s 2 --reps 2 --min-ms 1 >/dev/null 2>"$T/err"
