@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cg_problem.h"
 
@@ -162,8 +163,8 @@ const cgt_variant cgt_variants[CGT_VARIANT_COUNT] = {
 
 int cgt_cpu_variant_runs(int family, int variant) {
     const cgt_variant *v = &cgt_variants[variant];
-    if (v->dtype[0] == 'f' && v->dtype[1] == '3') return 1; /* f32 */
-    const int f16 = v->dtype[0] == 'f';
+    if (strcmp(v->dtype, "f32") == 0) return 1;
+    const int f16 = strcmp(v->dtype, "f16") == 0;
     return f16 == (v->channels_last == family % 2);
 }
 

@@ -47,6 +47,7 @@
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
 #define XP_FLOATS (ROW_BLOCK * OUT2 * XP_STRIDE) /* one staged panel */
 #define XP_PANELS ((CIN + XPANEL - 1) / XPANEL) /* panels of one tap */
+#define X_PASS (X_STAGED ? XPANEL : CIN) /* input channels per pass of a tap's tiles */
 #define XP_HELD (X_STAGED_ONCE ? TAPS * XP_PANELS : 1) /* panels on the stack */
 #define DY_BUF CG_T_DY
 #define DY_OFFSET 0
@@ -343,27 +344,22 @@ static inline __attribute__((always_inline)) void row_block(
             for (int j2 = 0; j2 < TAPS2; j2++) {
                 const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
                 float *tap_part = part + (int64_t)tap * CIN * COUT_PAD;
-                for (int64_t c0 = 0; X_STAGED && c0 < CIN; c0 += XPANEL) {
-                    const int64_t c1 = c0 + XPANEL < CIN ? c0 + XPANEL : CIN;
+                /* channels in panels where x is staged, all at once where it is read in place */
+                for (int64_t c0 = 0; c0 < CIN; c0 += X_PASS) {
+                    const int64_t c1 = c0 + X_PASS < CIN ? c0 + X_PASS : CIN;
                     float *panel =
                         x_panel + (X_STAGED_ONCE ? (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS : 0);
-                    if (!X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
+                    if (X_STAGED && !X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
                     int64_t ci = c0;
                     for (; ci + MR <= c1; ci += MR)
-                        tile(x, rows, r0, r1, j0, j1, j2, 0, tap_part + ci * COUT_PAD, MR, nv,
-                             lanes, &ahead, first, panel + (ci - c0));
+                        tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
+                             tap_part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
+                             X_STAGED ? panel + (ci - c0) : NULL);
                     if (CIN_TAIL && ci < c1)
-                        tile(x, rows, r0, r1, j0, j1, j2, 0, tap_part + ci * COUT_PAD, CIN_TAIL,
-                             nv, lanes, &ahead, first, panel + (ci - c0));
+                        tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
+                             tap_part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead, first,
+                             X_STAGED ? panel + (ci - c0) : NULL);
                 }
-                if (X_STAGED) continue;
-                int ci = 0;
-                for (; ci + MR <= CIN; ci += MR)
-                    tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, MR, nv, lanes,
-                         &ahead, first, NULL);
-                if (CIN_TAIL)
-                    tile(x, rows, r0, r1, j0, j1, j2, ci, tap_part + ci * COUT_PAD, CIN_TAIL, nv,
-                         lanes, &ahead, first, NULL);
             }
     if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
 }
