@@ -474,11 +474,19 @@ static void flatten_short_rows(const cg_plan *plan, cg_step *part, const cg_dims
  * 56x56 and 112x112 stride-1 dx, 12.8 MB each way, 0.349 -> 0.266 and 0.330 -> 0.232 ms
  * with plain stores; 56x56 at batch 16, 26 MB each way, 0.73 ms streamed against 0.75, at
  * batch 32 1.69 against 2.10). The rule before, an eighth of the L3 for the output alone, was
- * set on a VM whose L3 was the socket's, shared with loud neighbours. */
+ * set on a VM whose L3 was the socket's, shared with loud neighbours. A VM's sysfs can report
+ * the whole socket's L3 as its own (a 2-vCPU Xeon VM: 480 MiB), of which its calls keep far
+ * less: there S7's dx (206 MB in and out, dw paired) ran 12.99 -> 11.34 ms streamed, and the
+ * crossover lay between batch 16 (51 MB: plain 12% faster, 7% on one core) and batch 32
+ * (103 MB: streamed 18% faster), so the rule counts at most DEPTHWISE_STREAM_L3_CAP of it. */
+#define DEPTHWISE_STREAM_L3_CAP ((int64_t)64 << 20)
 static int depthwise_streams(const cg_plan *plan, const cg_step *step) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->dtype != CG_F32) return 0;
-    return cg_planes_over_l3(plan, cg_prod(step->src.logical, 3) + cg_prod(step->dst.logical, 3), 4);
+    const int64_t l3 = plan->target.l3_bytes < DEPTHWISE_STREAM_L3_CAP ? plan->target.l3_bytes
+                                                                      : DEPTHWISE_STREAM_L3_CAP;
+    const int64_t pixels = cg_prod(step->src.logical, 3) + cg_prod(step->dst.logical, 3);
+    return p->n * p->c * pixels * 4 > l3;
 }
 
 /* Depthwise dx and dw in one problem both stream dy from memory: dy of S7 alone is 100 MB.

@@ -1442,6 +1442,34 @@ static void test_paired_depthwise(void **state) {
     free(plan);
 }
 
+/* Planar depthwise dx streams its planes out where what it moves passes the L3, counting at
+ * most 64 MiB of it (a VM's sysfs may report the socket's whole L3): S7 at batch 64 (206 MB)
+ * and 32 (103 MB) stream beside a 480 MiB L3, batch 16 (51 MB) does not, but does beside a
+ * 32 MiB one; 16-bit storage never does. */
+static void test_depthwise_stream_l3_cap(void **state) {
+    (void)state;
+    static const struct { const char *problem; int64_t l3; int stream; } cases[] = {
+        {"bwdd-bwdw_f32_nchw_g128mb64ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 480 << 20, 1},
+        {"bwdd-bwdw_f32_nchw_g128mb32ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 480 << 20, 1},
+        {"bwdd-bwdw_f32_nchw_g128mb16ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 480 << 20, 0},
+        {"bwdd-bwdw_f32_nchw_g128mb16ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 32 << 20, 1},
+        {"bwdd_f32_nchw_g128mb16ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 32 << 20, 1},
+        {"bwdd_bf16_nchw_g128mb64ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 480 << 20, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_target target = base_target;
+        target.l3_bytes = cases[c].l3;
+        cg_plan *plan = plan_for(&p, &target);
+        const cg_step *dx = find_kind(plan, CG_STEP_PLANAR_DEPTHWISE);
+        assert_non_null(dx);
+        if (dx->stream != cases[c].stream)
+            fail_msg("%s beside a %lld MiB L3: stream %d, want %d", cases[c].problem,
+                     (long long)(cases[c].l3 >> 20), dx->stream, cases[c].stream);
+        free(plan);
+    }
+}
+
 /* channels-last depthwise problems read x and dy in place, without zero padding (the kernels
  * skip the taps outside); the Vulkan plans keep the padded copy. */
 static void test_depthwise_in_place(void **state) {
@@ -2556,6 +2584,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
+        cmocka_unit_test(test_depthwise_stream_l3_cap),
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
