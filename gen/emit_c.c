@@ -888,6 +888,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "BLOCK_RUN", s->block_run);
         cg_values_int(v, "PLANE_RUN", s->plane_run);
         cg_values_int(v, "PLANES", s->src.n * s->count[0]);
+        cg_values_int(v, "W_PREFETCH", s->w_prefetch);
         set_conv_geometry(v, s);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         return "cpu/conv.c.in";

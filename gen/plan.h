@@ -140,6 +140,8 @@ typedef struct cg_step {
                             DW_PARTIAL: channel blocks per work item (0: one);
                             DW_GEMM_1X1 channels-last: input channel blocks per work item */
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
+    int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
+                            channels ahead into the L1 (0: a block's weights fit the L1) */
 
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */

@@ -299,6 +299,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_weights(b, obj, s);
         put_geometry(b, obj, s);
         if (s->kind == CG_STEP_CONV) put_int(b, obj, "item_rows", s->item_rows);
+        if (s->kind == CG_STEP_CONV) put_int(b, obj, "w_prefetch", s->w_prefetch);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {
             put_int(b, obj, "block_run", s->block_run);
             put_int(b, obj, "plane_run", s->plane_run);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Golden files for emitted sources: the kernels of four representative plans (a planar
+# Golden files for emitted sources: the kernels of five representative plans (a planar
 # stride-2 grouped dx, stride phases + zero fill + reorders in bf16 NHWC, a split dw+db in f16,
-# a Winograd dw+db)
+# a Winograd dw+db, a channels-last 1x1 dx whose weight blocks pass the L1), planned for one
+# fixed machine's caches (the plans read them, and the goldens must not depend on the host),
 # for AVX-512 and the portable C ISA, and their GLSL shaders, as generated from
 # tests/golden/problems.json. A template or emitter change shows up here as a diff to review;
 # `make golden` (this script with --update) rewrites tests/golden/src after the review.
@@ -12,6 +13,8 @@ update=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 config=tests/golden/problems.json
+export CONVGRAD_L1_BYTES=49152 CONVGRAD_L2_BYTES=2097152 CONVGRAD_L3_BYTES=503316480
+export CONVGRAD_CPU_VENDOR=intel
 build/convgrad gen "$config" -o "$tmp/cpu" --isa avx512,generic --threads 2 >/dev/null
 build/convgrad gen "$config" -o "$tmp/vk" --target vulkan --threads 2 >/dev/null
 mkdir -p "$tmp/got"

@@ -1442,6 +1442,31 @@ static void test_paired_depthwise(void **state) {
     free(plan);
 }
 
+/* A CONV tile prefetches its packed weights 8 input channels ahead where its block's weights
+ * (taps x input channels x NR floats) pass the L1, and only there: ResNet's 1024-channel 1x1
+ * dx (256 KiB blocks) and 3x3 stride-2 dx phases do, its 64 <- 64 1x1 dx (16 KiB) does not,
+ * nor does the same layer beside a 1 MiB L1. */
+static void test_conv_w_prefetch(void **state) {
+    (void)state;
+    static const struct { const char *problem; int64_t l1; int64_t ahead; } cases[] = {
+        {"bwdd_f32_nhwc_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 48 << 10, 8},
+        {"bwdd_f32_nhwc_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1 << 20, 0},
+        {"bwdd_f32_nhwc_g1mb8ic512oc512_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 48 << 10, 8},
+        {"bwdd_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 48 << 10, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target target = base_target;
+        target.l1_bytes = cases[c].l1;
+        cg_plan *plan;
+        const cg_step *conv = planned_step(cases[c].problem, &target, CG_STEP_CONV, &plan);
+        if (conv->w_prefetch != cases[c].ahead)
+            fail_msg("%s beside a %lld KiB L1: prefetch %lld ahead, want %lld", cases[c].problem,
+                     (long long)(cases[c].l1 >> 10), (long long)conv->w_prefetch,
+                     (long long)cases[c].ahead);
+        free(plan);
+    }
+}
+
 /* Planar depthwise dx streams its planes out where what it moves passes the L3, counting at
  * most 64 MiB of it (a VM's sysfs may report the socket's whole L3): S7 at batch 64 (206 MB)
  * and 32 (103 MB) stream beside a 480 MiB L3, batch 16 (51 MB) does not, but does beside a
@@ -2585,6 +2610,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_depthwise_stream_l3_cap),
+        cmocka_unit_test(test_conv_w_prefetch),
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),

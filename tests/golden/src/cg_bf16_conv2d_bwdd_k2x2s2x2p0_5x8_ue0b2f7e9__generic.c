@@ -14,7 +14,8 @@
  * run of BLOCK_RUN channel blocks x a run of PLANE_RUN output planes (n, h0): per block, every
  * row of the planes, so the block's weights stay in the L2 for all of them. Along a row, tiles
  * of MR pixels x NV vectors of output channels live in registers; each reduction step loads NV
- * weight vectors and broadcasts MR input values (input channels x taps). */
+ * weight vectors and broadcasts MR input values (input channels x taps). A block's weights
+ * past the L1 stream from the L2 for every tile; W_PREFETCH asks for them a few steps ahead. */
 #define SRC_BUF CG_BUF_WORKSPACE
 #define SRC_OFFSET 0
 #define SRC_E0 1
@@ -62,6 +63,7 @@
 #define BLOCK_RUN 0 /* > 0: items of BLOCK_RUN channel blocks x PLANE_RUN planes */
 #define PLANE_RUN 0
 #define PLANES 1 /* output planes (n, h0) of the step */
+#define W_PREFETCH 0 /* > 0: a tile prefetches the weights this many input channels ahead */
 #define ROW_BLOCKS ((COUNT1 + ITEM_ROWS - 1) / ITEM_ROWS)
 #define NR (NV * CG_VLEN)
 #define BLOCKS ((COUT + NR - 1) / NR)
@@ -101,6 +103,10 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
                     cg_vec w[NV];
 #pragma clang loop unroll(full)
                     for (int v = 0; v < nv; v++) w[v] = cg_vload(wt + ci * NR + v * CG_VLEN);
+                    if (W_PREFETCH) /* past the tap's rows: the next tap's, or the next tile's */
+#pragma clang loop unroll(full)
+                        for (int v = 0; v < nv; v++)
+                            __builtin_prefetch(wt + (ci + W_PREFETCH) * NR + v * CG_VLEN);
 #pragma clang loop unroll(full)
                     for (int m = 0; m < mr; m++) {
                         cg_vec b = cg_vbcast(ip[(int64_t)m * IN_STEP2 * SRC_C + ci]);
