@@ -484,6 +484,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     set_tensor_strides(v, "IN", p, s->src.buffer);
     set_tensor_strides(v, "OUT", p, s->dst.buffer);
     cg_values_int(v, "STORE_MODE", p->channels_last ? 1 : 0);
+    cg_values_int(v, "OUT_PREFETCH", s->kind == CG_STEP_WINO_CONV && s->stream);
     set_wino_storage(v, p, 1);
     set_doubles(v, "BT", bt, alpha * alpha);
     set_doubles(v, "AT", at, s->wino_m * alpha);

@@ -102,6 +102,7 @@ typedef struct cg_step {
                        PLANAR_1X1 dx: whole planes staged and streamed out (dx over the L3,
                        or 16-bit); WINO_WEIGHTS of a staged plan: U stored non-temporally;
                        WINO_DW, DEPTHWISE_TURNED_DW: the next planes prefetched into the L2;
+                       WINO_CONV: each output band's lines prefetched ahead of its stores;
                        DEPTHWISE_TURNED_DX: dx bands stored non-temporally */
 
     cg_view src, dst;            /* TO_CL/FROM_CL/CONV/DEPTHWISE: input and output views */

@@ -361,6 +361,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_WINO_CONV:
         put_view(b, obj, "src", &s->src);
         put_view(b, obj, "dst", &s->dst);
+        if (s->kind == CG_STEP_WINO_CONV) put_bool(b, obj, "out_prefetch", s->stream);
         /* fall through */
     case CG_STEP_WINO_WEIGHTS:
         put_weights(b, obj, s);

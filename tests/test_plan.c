@@ -1442,6 +1442,29 @@ static void test_paired_depthwise(void **state) {
     free(plan);
 }
 
+/* A fused Winograd conv asks for its output band's lines ahead of the stores where the output
+ * is channels-first (S3, a 3-D NCDHW dx, a forward), not where it leaves as channels-last rows;
+ * the weight transform's non-temporal U stores stay off (the step is copied from the conv). */
+static void test_wino_out_prefetch(void **state) {
+    (void)state;
+    static const struct { const char *problem; int prefetch; } cases[] = {
+        {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_f32_ncdhw_g1mb16ic32oc32_i16x16x16_o16x16x16_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1", 1},
+        {"fwd_f32_nchw_g1mb2ic48oc80_i21x19_o21x19_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *conv = planned_step(cases[c].problem, &base_target, CG_STEP_WINO_CONV, &plan);
+        const cg_step *weights = find_kind(plan, CG_STEP_WINO_WEIGHTS);
+        assert_non_null(weights);
+        if (conv->stream != cases[c].prefetch || weights->stream)
+            fail_msg("%s: out_prefetch %d (want %d), U streamed %d", cases[c].problem,
+                     conv->stream, cases[c].prefetch, weights->stream);
+        free(plan);
+    }
+}
+
 /* A CONV tile prefetches its packed weights 8 input channels ahead where its block's weights
  * (taps x input channels x NR floats) pass the L1, and only there: ResNet's 1024-channel 1x1
  * dx (256 KiB blocks) and 3x3 stride-2 dx phases do, its 64 <- 64 1x1 dx (16 KiB) does not,
@@ -2611,6 +2634,7 @@ int main(void) {
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_depthwise_stream_l3_cap),
         cmocka_unit_test(test_conv_w_prefetch),
+        cmocka_unit_test(test_wino_out_prefetch),
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
