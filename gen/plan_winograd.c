@@ -291,9 +291,9 @@ static cg_status stage(cg_plan *plan, cg_step *conv, const wino_shape *s, int dx
  * the stores (timed without them), on two 0.7 of 4.7. The band's lines are asked for a slice
  * a GEMM step ahead instead: S3 14.33 -> 9.92 ms on one core, 5.64 -> 4.91 on two, S9 on
  * one core 8.82 -> 8.24 (level on two), ResNet's NCHW 56x56 3x3 dx 2.63 -> 2.49 (its 28x28
- * and 14x14 ones 1-2%; bf16 S3 2%). Channels-last bands
- * leave as whole rows, which the hardware keeps up with: prefetched, ResNet's NHWC 56x56 3x3
- * dx ran 3% slower, so they do not. */
+ * and 14x14 ones 1-2%; bf16 S3 2%). Channels-last bands leave as whole rows, which the
+ * hardware keeps up with: prefetched, ResNet's NHWC 56x56 3x3 dx ran 3% slower, so they do
+ * not. */
 static int out_band_prefetch(const cg_problem *p) { return !p->channels_last; }
 
 cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg) {
