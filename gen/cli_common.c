@@ -14,6 +14,7 @@
 #include "cg_sha256.h"
 #include "cli.h"
 #include "plan_glsl.h"
+#include "plan_json.h"
 #include "problem_json.h"
 #include "template.h"
 
@@ -191,10 +192,11 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         cg_tuning_key(problem, host.isa, host.threads, tuning_key);
         const cg_tuning_entry *tuned =
             target == CGRT_TARGET_CPU ? cg_tuning_db_find(tuning, tuning_key) : NULL;
-        if (tuned)
-            snprintf(key + strlen(key), sizeof key - strlen(key), "|tuned:%d,%d,%lld,%d",
-                     tuned->overrides.mr, tuned->overrides.nv,
-                     (long long)tuned->overrides.splits, tuned->overrides.winograd);
+        if (tuned) {
+            char overrides[128];
+            cg_plan_overrides_format(&tuned->overrides, overrides, sizeof overrides);
+            snprintf(key + strlen(key), sizeof key - strlen(key), "|tuned:%s", overrides);
+        }
         cg_sha256 ctx;
         cg_sha256_init(&ctx);
         cg_sha256_update(&ctx, key, strlen(key));

@@ -61,8 +61,12 @@ int64_t cg_ws_alloc(cg_plan *plan, int64_t bytes) {
     return offset;
 }
 
+int64_t cg_planes_bytes(const cg_plan *plan, int64_t pixels, int64_t esize) {
+    return plan->problem.n * plan->problem.c * pixels * esize;
+}
+
 int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize) {
-    return plan->problem.n * plan->problem.c * pixels * esize > plan->target.l3_bytes;
+    return cg_planes_bytes(plan, pixels, esize) > plan->target.l3_bytes;
 }
 
 int64_t cg_view_bytes(const cg_view *view) {

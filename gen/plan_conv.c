@@ -192,6 +192,12 @@ static int narrower_for_short_rows(const cg_plan *plan, const cg_step *step) {
                : step->nv;
 }
 
+/* Packed weights of one channel block of a CONV step: taps x input channels x NR floats. */
+static int64_t conv_block_bytes(const cg_plan *plan, const cg_step *step) {
+    const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
+    return cg_prod(step->taps, 3) * step->cin_g * nr * 4;
+}
+
 /* Items of channel blocks instead of rows, for one group whose weights pass half the L2: rows
  * as items still read every block's weights from the L3 once per item (ResNet's 512-channel
  * 14x14 stride-2 dx: 4 MiB a 2x2 phase, 16 items of 4 rows, 69 MB from the L3 a call). Runs of
@@ -200,7 +206,7 @@ static int narrower_for_short_rows(const cg_plan *plan, const cg_step *step) {
  * upper bound, 6.40). Sets block_run and plane_run; 0 where rows stay the items. */
 static int64_t conv_block_items(const cg_plan *plan, cg_step *step) {
     const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
-    const int64_t block_bytes = cg_prod(step->taps, 3) * step->cin_g * nr * 4;
+    const int64_t block_bytes = conv_block_bytes(plan, step);
     const int64_t blocks = cg_ceil_div(step->cout_g, nr), l2 = plan->target.l2_bytes;
     if (step->depthwise || step->groups != 1 || blocks * block_bytes <= l2 / 2) return 0;
     int64_t run = (l2 / 2) / block_bytes;
@@ -225,9 +231,9 @@ static int64_t conv_block_items(const cg_plan *plan, cg_step *step) {
  * (64 <- 64 at 56x56, 16 KiB) cost 8% in a sweep's three rounds: the loads for nothing. */
 #define CONV_W_PREFETCH 8
 static int64_t conv_w_prefetch(const cg_plan *plan, const cg_step *step) {
-    const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
-    const int64_t block_bytes = cg_prod(step->taps, 3) * step->cin_g * nr * 4;
-    return !step->depthwise && block_bytes > plan->target.l1_bytes ? CONV_W_PREFETCH : 0;
+    return !step->depthwise && conv_block_bytes(plan, step) > plan->target.l1_bytes
+               ? CONV_W_PREFETCH
+               : 0;
 }
 
 static void finish_conv(const cg_plan *plan, cg_step *step) {

@@ -18,8 +18,10 @@ int64_t cg_gcd(int64_t a, int64_t b);
 void cg_plan_dims(const cg_problem *problem, cg_dims *dims);
 int64_t cg_ws_alloc(cg_plan *plan, int64_t bytes);
 int64_t cg_view_bytes(const cg_view *view);
-/* Whether the problem's N x C planes of `pixels` elements each (elements of esize bytes) are
- * more than the L3 holds: the rule by which the planar and depthwise kernels stream outputs. */
+/* Bytes of the problem's N x C planes of `pixels` elements each (elements of esize bytes), and
+ * whether they are more than the L3 holds: the rule by which the planar and depthwise kernels
+ * stream outputs. */
+int64_t cg_planes_bytes(const cg_plan *plan, int64_t pixels, int64_t esize);
 int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize);
 void cg_view_init(cg_view *view, int64_t n, int64_t channels, const int64_t logical[3],
                   const int64_t pad_lo[3], const int64_t pad_hi[3]);

@@ -485,8 +485,8 @@ static int depthwise_streams(const cg_plan *plan, const cg_step *step) {
     if (plan->target.isa == CG_ISA_GLSL || p->dtype != CG_F32) return 0;
     const int64_t l3 = plan->target.l3_bytes < DEPTHWISE_STREAM_L3_CAP ? plan->target.l3_bytes
                                                                       : DEPTHWISE_STREAM_L3_CAP;
-    const int64_t pixels = cg_prod(step->src.logical, 3) + cg_prod(step->dst.logical, 3);
-    return p->n * p->c * pixels * 4 > l3;
+    return cg_planes_bytes(plan, cg_prod(step->src.logical, 3) + cg_prod(step->dst.logical, 3),
+                           4) > l3;
 }
 
 /* Depthwise dx and dw in one problem both stream dy from memory: dy of S7 alone is 100 MB.

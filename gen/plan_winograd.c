@@ -352,12 +352,11 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
                            ((s.tiles[1] + conv->wino_block[1] - 1) / conv->wino_block[1]);
         cg_name_step(plan, conv, dx ? "wbwdd" : "wfwd");
 
-        conv->stream = out_band_prefetch(p);
         cg_step *weights = add(plan, CG_STEP_WINO_WEIGHTS, msg);
         if (!weights) return CG_ERR_UNSUPPORTED;
         *weights = *conv;
         weights->kind = CG_STEP_WINO_WEIGHTS;
-        weights->stream = 0;
+        conv->stream = out_band_prefetch(p);
         weights->work_items = s.cin;
         cg_name_step(plan, weights, dx ? "wpackwd" : "wpackw");
         if (staged_applies(plan, &s, p->n)) {
