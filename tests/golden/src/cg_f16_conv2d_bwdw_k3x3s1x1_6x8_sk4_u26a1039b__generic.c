@@ -317,6 +317,12 @@ static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int j0, int j1, int
     }
 }
 
+/* X_STAGED_ONCE: where tap's panel of input channels from c0 lies among the staged panels
+ * (else the one panel every pass restages). */
+static inline float *panel_of(float *x_panel, int tap, int64_t c0) {
+    return x_panel + (X_STAGED_ONCE ? (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS : 0);
+}
+
 /* One row block [r0, r1) of one channel block: dy (the block's first channel, a channels-last
  * view or, DY_PLANAR, the channels-first tensor) turned into dy_block first, then every tile
  * of the input channels and taps; `first`: the item's first row block (tiles start from zero).
@@ -347,8 +353,7 @@ static inline __attribute__((always_inline)) void row_block(
                 /* channels in panels where x is staged, all at once where it is read in place */
                 for (int64_t c0 = 0; c0 < CIN; c0 += X_PASS) {
                     const int64_t c1 = c0 + X_PASS < CIN ? c0 + X_PASS : CIN;
-                    float *panel =
-                        x_panel + (X_STAGED_ONCE ? (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS : 0);
+                    float *panel = panel_of(x_panel, tap, c0);
                     if (X_STAGED && !X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
                     int64_t ci = c0;
                     for (; ci + MR <= c1; ci += MR)
@@ -395,8 +400,7 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_sk4_u26a1039b__generic(const cg_kernel_para
             for (int tap = 0; X_STAGED_ONCE && tap < TAPS; tap++)
                 for (int64_t c0 = 0; c0 < CIN; c0 += XPANEL)
                     stage_x(xg, r0, r1, tap / (TAPS1 * TAPS2), tap / TAPS2 % TAPS1, tap % TAPS2, c0,
-                            c0 + XPANEL < CIN ? c0 + XPANEL : CIN,
-                            x_panel + (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS);
+                            c0 + XPANEL < CIN ? c0 + XPANEL : CIN, panel_of(x_panel, tap, c0));
             for (int64_t b = b0; b < b1; b++) {
                 /* the next turn: this row block's next channel block, after the run's last the
                  * next row block's first */
