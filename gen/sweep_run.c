@@ -1,6 +1,7 @@
 /* sweep_run.c: build the shard's packs, then verify and time every problem on every target. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,9 @@ static double dnnl_gflops(const char *harness, const cg_problem *p, int threads)
     if (threads > 0) snprintf(thread_arg, sizeof thread_arg, " --threads %d", threads);
     snprintf(command, sizeof command, "'%s' '%s' --json --rounds 1 --reps 5 --min-ms %d%s 2>/dev/null",
              harness, canonical, SWEEP_MIN_MS, thread_arg);
+    /* Our OpenMP workers spin for a while after each run (libomp's blocktime, 200 ms): ended
+     * first, they do not take a core from the harness while it times. */
+    omp_pause_resource_all(omp_pause_soft);
     FILE *pipe = popen(command, "r");
     if (!pipe) return 0;
     char line[4096];
