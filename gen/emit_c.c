@@ -1007,6 +1007,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 set_view_vectors(v, "X", view_dtype(p, &s->src), 0);
                 set_view_vectors(v, "DY", view_dtype(p, &s->src2), 0);
                 cg_values_int(v, "X_STAGED", s->x_staged);
+                cg_values_int(v, "X_BY_COLUMNS", s->x_by_columns);
                 cg_values_set(v, "ROW_LOOP_HINT", "%s",
                               s->row_unrolled ? "_Pragma(\"clang loop unroll(full)\")" : "");
                 cg_values_int(v, "ROW_BLOCK", s->row_block);

@@ -197,6 +197,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         put_bool(b, obj, "taps_held", s->taps_held);
         put_bool(b, obj, "x_staged", s->x_staged);
         if (s->row_unrolled) put_bool(b, obj, "row_unrolled", s->row_unrolled);
+        if (s->x_by_columns) put_bool(b, obj, "x_by_columns", s->x_by_columns);
         put_int(b, obj, "row_block", s->row_block);
         put_int(b, obj, "block_run", s->block_run);
     }

@@ -441,7 +441,32 @@ static void test_depthwise_dw_staged(void **state) {
      * filter rows instead (intel_depthwise_tile, test_intel_depthwise_tile) */
     check_override_pack("depthwise_dw_staged", config, "{}", "CONVGRAD_CPU_VENDOR=amd",
                         "d=%s/src; test $(grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | wc -l) "
-                        "-eq 9");
+                        "-eq 9 && grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | xargs grep -q "
+                        "'define X_BY_COLUMNS 1$'");
+}
+
+/* Depthwise dw taken by x column (every tap held, rows unrolled), read in place on each CPU
+ * ISA: bf16 3x3 with stride 2 along the row, row dilation 2 and asymmetric padding (pixels
+ * whose first tap column lies in the padding load their dy at a later column), f16 1-D of 5
+ * taps with db on 40 channels (a ragged last block), f32 3x3 with db and padding 2 on one
+ * side only; staged rows take the same path in test_depthwise_dw_staged. */
+static void test_depthwise_dw_by_columns(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"columns_s2_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":96,\"k\":96,\"groups\":96,\"input\":[7,11],"
+        "\"filter\":[3,3],\"stride\":[1,2],\"dilation\":[2,1],\"pad_lo\":[2,1],"
+        "\"pad_hi\":[1,0]},"
+        "{\"name\":\"columns_line_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],"
+        "\"dtype\":\"f16\",\"layout\":\"NWC\",\"n\":3,\"c\":40,\"k\":40,\"groups\":40,"
+        "\"input\":[17],\"filter\":[5],\"pad\":[2]},"
+        "{\"name\":\"columns_pad2\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":64,\"k\":64,\"groups\":64,\"input\":[6,9],"
+        "\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[2,0]}]}";
+    check_override_pack("depthwise_dw_by_columns", config, "{}", NULL,
+                        "d=%s/src; test $(grep -l 'define X_BY_COLUMNS 1$' $d/*dwbwdw*.c | "
+                        "xargs grep -l 'define X_STAGED 0$' | wc -l) -eq 9");
 }
 
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
@@ -1129,6 +1154,7 @@ int main(void) {
         cmocka_unit_test(test_dw_block_runs),
         cmocka_unit_test(test_depthwise_dw_staged),
         cmocka_unit_test(test_dw_x_staged),
+        cmocka_unit_test(test_depthwise_dw_by_columns),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),

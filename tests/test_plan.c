@@ -1352,8 +1352,10 @@ static void test_intel_depthwise_tile(void **state) {
             if (part->nv != nv || part->taps_held != held)
                 fail_msg("%s (%s): %d vectors, held %d; want %d, %d", cases[c].problem,
                          intel ? "intel" : "amd", part->nv, part->taps_held, nv, held);
-            /* staged x rows only where held (the 2 KiB rule) */
+            /* staged x rows only where held (the 2 KiB rule); by x column where held on
+             * unrolled rows */
             assert_int_equal(part->x_staged, held && part->cout_g * 4 >= 2048);
+            assert_int_equal(part->x_by_columns, held && part->row_unrolled);
             free(plan);
         }
     cg_target avx2 = base_target, forced = base_target;
