@@ -1492,6 +1492,38 @@ static void test_conv_w_prefetch(void **state) {
     }
 }
 
+/* A channels-last depthwise conv on AVX-512 takes a pixel of up to 8 vectors whole (128
+ * channels: 8; 72: 5, in 16-bit storage too); wider pixels (256 channels), AVX2 and a forced
+ * nv keep the ISA's blocks. */
+static void test_depthwise_whole_pixel_tile(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        cg_isa isa;
+        int force_nv, nv;
+    } cases[] = {
+        {"bwdd_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 8},
+        {"bwdd_bf16_nhwc_g72mb2ic72oc72_i9x9_o5x5_f3x3_s2x2_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 5},
+        {"fwd_f32_nhwc_g128mb2ic128oc128_i9x9_o9x9_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 8},
+        {"bwdd_f32_nhwc_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4},
+        {"bwdd_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 2},
+        {"bwdd_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 3, 3},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target target = base_target;
+        target.isa = cases[c].isa;
+        target.force_nv = cases[c].force_nv;
+        cg_plan *plan;
+        const cg_step *conv = planned_step(cases[c].problem, &target, CG_STEP_DEPTHWISE, &plan);
+        if (conv->nv != cases[c].nv)
+            fail_msg("%s (case %zu): %d vectors, want %d", cases[c].problem, c, conv->nv,
+                     cases[c].nv);
+        /* the tile's pixels fill the registers beside its weight vectors */
+        assert_true(conv->mr >= 2 && conv->mr * conv->nv + conv->nv <= 31);
+        free(plan);
+    }
+}
+
 /* Planar depthwise dx streams its planes out where what it moves passes the L3, counting at
  * most 64 MiB of it (a VM's sysfs may report the socket's whole L3): S7 at batch 64 (206 MB)
  * and 32 (103 MB) stream beside a 480 MiB L3, batch 16 (51 MB) does not, but does beside a
@@ -2635,6 +2667,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
         cmocka_unit_test(test_depthwise_stream_l3_cap),
+        cmocka_unit_test(test_depthwise_whole_pixel_tile),
         cmocka_unit_test(test_conv_w_prefetch),
         cmocka_unit_test(test_wino_out_prefetch),
         cmocka_unit_test(test_depthwise_in_place),
