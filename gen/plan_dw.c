@@ -219,7 +219,11 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
  * 0.642 -> 0.579, 28x28 0.317 -> 0.284 (stride 2 level at 56x56 and 28x28, 0.56 -> 0.68 at
  * 112x112). A 16-bit x read in place has its line pairs in 4-vector blocks: bf16 at 14x14
  * stride 2 0.060 -> 0.043 in them, while held 2-vector blocks (one line) ran 28x28 0.25 ->
- * 0.33 and 56x56 0.49 -> 0.66. */
+ * 0.33 and 56x56 0.49 -> 0.66. Since the held taps take their products by x column
+ * (depthwise_x_by_columns), stride-1 rows of at most 7 pixels, whose filter-row partials the
+ * blocks by filter rows reload every 7 pixels, hold 2-vector blocks: 7x7 1024-channel 0.063 ->
+ * 0.046 ms, bf16 0.060 -> 0.050 (3-vector blocks 0.059, 0.070); 14x14 kept the 4-vector
+ * blocks (0.150 against 0.167 held in 2), as did 14x14 stride 2 (level). */
 static void intel_depthwise_tile(const cg_target *target, int64_t taps, int64_t row_taps,
                                  const cg_dims *dims, int x_elem_bytes, cg_step *part) {
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
@@ -228,8 +232,11 @@ static void intel_depthwise_tile(const cg_target *target, int64_t taps, int64_t 
     const int64_t pad2 = depthwise_padding(channels, 2, budget->vlen);
     const int64_t pad3 = depthwise_padding(channels, 3, budget->vlen);
     const int64_t pad4 = depthwise_padding(channels, 4, budget->vlen);
-    if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 &&
-        row_taps * 4 + 4 + 1 <= budget->registers && pad4 <= pad3) {
+    if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 && dims->out[2] <= 7 &&
+        dims->stride[2] == 1 && pad2 <= pad3) {
+        part->nv = 2; /* short rows, below */
+    } else if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 &&
+               row_taps * 4 + 4 + 1 <= budget->registers && pad4 <= pad3) {
         part->nv = 4;
         part->taps_held = 0;
     } else if (!part->taps_held && part->nv == 4 && dims->stride[2] == 1 && x_elem_bytes == 4 &&
