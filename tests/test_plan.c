@@ -1163,7 +1163,9 @@ static void test_dw_1x1_gemm(void **state) {
  * strides), output channels in whole blocks of 4 vectors: one DX_GEMM_1X1 step reading the
  * weights in place (no PACK_W step, no workspace) whose items are (channel block, run of
  * images): the batch in as many even
- * runs as 8 items per thread need beside the blocks, each within 256 KiB of results. Every dx
+ * runs as 8 items per thread need beside the blocks (2 where the weights pass half the 1 MiB
+ * L2: 4 MiB at 512 <- 2048, 1 MiB at 256 <- 1024, not 512 KiB at 128 <- 1024), each within
+ * 256 KiB of results. Every dx
  * position sums exactly its gradient pairs (check_dx_plan). */
 static void test_dx_1x1_gemm(void **state) {
     (void)state;
@@ -1173,7 +1175,9 @@ static void test_dx_1x1_gemm(void **state) {
     } cases[] = {
         {"bwdd_f32_nchw_g1mb3ic64oc70_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 3},
         {"bwdd_f32_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 32},
-        {"bwdd_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 16},
+        {"bwdd_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 8},
+        {"bwdd_f32_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 5, 8},
+        {"bwdd_f32_nchw_g1mb8ic128oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 16},
         {"bwdd_f32_nchw_g1mb40ic64oc16_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 3, 14},
         /* strided dy planes under one planar tile (64 pixels): ResNet's last downsampling */
         {"bwdd_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 8, 16},
