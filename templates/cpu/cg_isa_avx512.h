@@ -240,15 +240,20 @@ static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
-    __m512i bits = _mm512_castps_si512(v);
-    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-    __m512i rounded = _mm512_srli_epi32(
-        _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
-    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(bits, _mm512_set1_epi32(0x7fffffff)),
-                                            _mm512_set1_epi32(0x7f800000));
-    __m512i quiet = _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40));
+    /* rounded in place and the lanes' high halves gathered by one word permute (vpermw), NaNs
+     * flagged by an unordered compare: 7 operations where shifting each lane down, narrowing
+     * with vpmovdw (2 on port 5) and testing NaN bits took 12, beside the FMAs of a 16-bit
+     * depthwise dx's tile */
+    const __m512i bits = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff)));
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    rounded = _mm512_mask_or_epi32(rounded, nan, bits, _mm512_set1_epi32(0x400000));
+    const __m512i high_halves =
+        _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 29, 27, 25, 23, 21,
+                         19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     _mm256_storeu_si256((__m256i *)p,
-                        _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, quiet)));
+                        _mm512_castsi512_si256(_mm512_permutexvar_epi16(high_halves, rounded)));
 }
 
 #include "cg_isa_shared.h"
