@@ -899,6 +899,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CHANNELS", s->cout_g);
         set_conv_geometry(v, s);
         set_interior_columns(v, s);
+        cg_values_int(v, "BY_COLUMNS", s->x_by_columns);
         set_view_vectors(v, "SRC", view_dtype(p, &s->src), 0);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         return "cpu/depthwise.c.in";

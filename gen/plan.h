@@ -172,7 +172,8 @@ typedef struct cg_step {
                                  for the item's channel blocks (else per block) */
     int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */
     int x_by_columns;         /* DW_DEPTHWISE_PARTIAL (row_unrolled, taps_held): a row's products
-                                 taken by x column, each x vector loaded once for its taps */
+                                 taken by x column, each x vector loaded once for its taps;
+                                 DEPTHWISE: unchecked tiles by source column (16-bit source) */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */
     int32_t col_offset[CG_MAX_TAPS];

@@ -1500,7 +1500,7 @@ static void test_conv_w_prefetch(void **state) {
 
 /* A channels-last depthwise conv on AVX-512 takes a pixel of up to 8 vectors whole (128
  * channels: 8; 72: 5, in 16-bit storage too); wider pixels (256 channels), AVX2 and a forced
- * nv keep the ISA's blocks. */
+ * nv keep the ISA's blocks. 16-bit sources read in place go by source column. */
 static void test_depthwise_whole_pixel_tile(void **state) {
     (void)state;
     static const struct {
@@ -1524,8 +1524,10 @@ static void test_depthwise_whole_pixel_tile(void **state) {
         if (conv->nv != cases[c].nv)
             fail_msg("%s (case %zu): %d vectors, want %d", cases[c].problem, c, conv->nv,
                      cases[c].nv);
-        /* the tile's pixels fill the registers beside its weight vectors */
+        /* the tile's pixels fill the registers beside its weight vectors; a 16-bit source
+         * read in place takes the products by column */
         assert_true(conv->mr >= 2 && conv->mr * conv->nv + conv->nv <= 31);
+        assert_int_equal(conv->x_by_columns, plan->problem.dtype != CG_F32);
         free(plan);
     }
 }
