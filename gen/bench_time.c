@@ -78,10 +78,11 @@ cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int thr
     if (!times) return snprintf(msg, CG_MSG_MAX, "out of memory"), CG_ERR_NOMEM;
     cg_status status = CG_OK;
     /* Warm-up by time as well as by count: after an idle spell (a oneDNN harness, a reference
-     * run on one core) this VM's second core took milliseconds to come back, and a 40 us kernel
-     * timed right after two warm-ups ran 5-15% slow over its whole timed window. */
+     * run on one core) this VM's second core took milliseconds to come back: timed right after
+     * two warm-ups, sweep layers ran 3-7% slow over their whole timed window (a 40 us one 5x). */
     const double warm_until = cg_bench_now_s() + 1e-3 * CG_BENCH_WARMUP_MS;
-    for (int i = 0; status == CG_OK && i < CAPACITY && (i < 2 || cg_bench_now_s() < warm_until); i++)
+    for (int i = 0; status == CG_OK && i < CAPACITY && (i < 2 || cg_bench_now_s() < warm_until);
+         i++)
         status = cgrt_run(exe, t->tensors, t->workspace, threads, msg);
     double total = 0;
     int runs = 0;

@@ -32,9 +32,10 @@ void cg_bench_tensors_free(cg_bench_tensors *t);
 /* Warm-up time before a timing (at least two runs too). */
 #define CG_BENCH_WARMUP_MS 10.0
 
-/* Times an executable on `t` (whose workspace must be large enough): warm-up runs for two runs
- * and CG_BENCH_WARMUP_MS (first touch, caches, thread pool start, cores waking), then repeated runs until both `reps` and `min_ms` of total
- * time are reached (at most 1024 runs). Wall time per run, or the device time for Vulkan. */
+/* Times an executable on `t` (whose workspace must be large enough): warm-up runs, at least
+ * two and CG_BENCH_WARMUP_MS of them (first touch, caches, thread pool start, cores waking),
+ * then repeated runs until both `reps` and `min_ms` of total time are reached (at most 1024
+ * runs). Wall time per run, or the device time for Vulkan. */
 cg_status cg_bench_time(const cgrt_executable *exe, cg_bench_tensors *t, int threads,
                         int64_t reps, double min_ms, cg_bench_result *result,
                         char msg[CG_MSG_MAX]);
