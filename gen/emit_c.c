@@ -899,7 +899,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CHANNELS", s->cout_g);
         set_conv_geometry(v, s);
         set_interior_columns(v, s);
-        cg_values_int(v, "BY_COLUMNS", s->x_by_columns);
+        cg_values_int(v, "BY_COLUMNS", s->by_columns);
         set_view_vectors(v, "SRC", view_dtype(p, &s->src), 0);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         return "cpu/depthwise.c.in";
@@ -1008,7 +1008,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 set_view_vectors(v, "X", view_dtype(p, &s->src), 0);
                 set_view_vectors(v, "DY", view_dtype(p, &s->src2), 0);
                 cg_values_int(v, "X_STAGED", s->x_staged);
-                cg_values_int(v, "X_BY_COLUMNS", s->x_by_columns);
+                cg_values_int(v, "X_BY_COLUMNS", s->by_columns);
                 cg_values_set(v, "ROW_LOOP_HINT", "%s",
                               s->row_unrolled ? "_Pragma(\"clang loop unroll(full)\")" : "");
                 cg_values_int(v, "ROW_BLOCK", s->row_block);

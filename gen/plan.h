@@ -171,7 +171,7 @@ typedef struct cg_step {
     int x_staged_once;        /* DW_PARTIAL x_staged: every panel of a row block staged once
                                  for the item's channel blocks (else per block) */
     int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */
-    int x_by_columns;         /* DW_DEPTHWISE_PARTIAL (row_unrolled, taps_held): a row's products
+    int by_columns;           /* DW_DEPTHWISE_PARTIAL (row_unrolled, taps_held): a row's products
                                  taken by x column, each x vector loaded once for its taps;
                                  DEPTHWISE: unchecked tiles by source column (16-bit source) */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this

@@ -266,7 +266,7 @@ static void finish_conv(const cg_plan *plan, cg_step *step) {
     step->mr = plan->target.force_mr > 0 ? plan->target.force_mr
                                          : cg_tile_mr(plan->target.isa, step->nv, step->count[2]);
     step->w_prefetch = conv_w_prefetch(plan, step);
-    step->x_by_columns = depthwise_by_columns(plan, step);
+    step->by_columns = depthwise_by_columns(plan, step);
     step->work_items = conv_block_items(plan, step);
     if (step->work_items > 0) {
         step->item_rows = step->count[1];

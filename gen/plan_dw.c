@@ -569,7 +569,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                                  part);
         part->x_staged = depthwise_x_staged(target, dims, part);
         part->row_unrolled = depthwise_row_unrolled(dims, part);
-        part->x_by_columns = depthwise_x_by_columns(part);
+        part->by_columns = depthwise_x_by_columns(part);
     }
     part->mr = kind != CG_STEP_DW_PARTIAL ? 1
                : target->force_mr > 0     ? target->force_mr

@@ -197,7 +197,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         put_bool(b, obj, "taps_held", s->taps_held);
         put_bool(b, obj, "x_staged", s->x_staged);
         if (s->row_unrolled) put_bool(b, obj, "row_unrolled", s->row_unrolled);
-        if (s->x_by_columns) put_bool(b, obj, "x_by_columns", s->x_by_columns);
+        if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
         put_int(b, obj, "row_block", s->row_block);
         put_int(b, obj, "block_run", s->block_run);
     }
@@ -301,7 +301,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_geometry(b, obj, s);
         if (s->kind == CG_STEP_CONV) put_int(b, obj, "item_rows", s->item_rows);
         if (s->kind == CG_STEP_CONV) put_int(b, obj, "w_prefetch", s->w_prefetch);
-        if (s->x_by_columns) put_bool(b, obj, "by_columns", s->x_by_columns);
+        if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {
             put_int(b, obj, "block_run", s->block_run);
             put_int(b, obj, "plane_run", s->plane_run);

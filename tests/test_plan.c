@@ -1361,7 +1361,7 @@ static void test_intel_depthwise_tile(void **state) {
             /* staged x rows only where held (the 2 KiB rule); by x column where held on
              * unrolled rows */
             assert_int_equal(part->x_staged, held && part->cout_g * 4 >= 2048);
-            assert_int_equal(part->x_by_columns, held && part->row_unrolled);
+            assert_int_equal(part->by_columns, held && part->row_unrolled);
             free(plan);
         }
     cg_target avx2 = base_target, forced = base_target;
@@ -1527,7 +1527,7 @@ static void test_depthwise_whole_pixel_tile(void **state) {
         /* the tile's pixels fill the registers beside its weight vectors; a 16-bit source
          * read in place takes the products by column */
         assert_true(conv->mr >= 2 && conv->mr * conv->nv + conv->nv <= 31);
-        assert_int_equal(conv->x_by_columns, plan->problem.dtype != CG_F32);
+        assert_int_equal(conv->by_columns, plan->problem.dtype != CG_F32);
         free(plan);
     }
 }
