@@ -369,12 +369,22 @@ static void stage_channels_last_dy(const cg_target *target, int64_t taps, int co
  * bytes; ResNet's first layer, 3 channels a pixel, reads x densely in place). With the block
  * runs that staging brings (x_planar_block_runs), ResNet's NHWC 3x3 stride-2 dw on an Intel
  * Xeon (two cores, batch 8, interleaved): 128 <- 128 at 56x56 7.40 -> 6.66 ms, 256 at 28x28
- * 8.76 -> 7.74, 512 at 14x14 10.16 -> 9.21. */
+ * 8.76 -> 7.74, 512 at 14x14 10.16 -> 9.21.
+ * Channels-first x read in place at column stride 2 (a 1x1 stride-2 dw on turned dy rows)
+ * broadcasts a tile's input channels from MR planes, each line serving 8 pixels and half of it
+ * skipped; its row blocks' x pixels are staged the same way, turned by register transposes of
+ * the even columns, in panels of 8 tiles (the turned dy rows already pass the L1): ResNet's
+ * NCHW 512 <- 256 stride-2 dw at 56x56 on the Intel Xeon, 5 interleaved rounds, 254 -> 294
+ * GFLOP/s on two cores (4 tiles 289), 126 -> 138 on one. Where broadcasts are contiguous
+ * (stride 1) or every tap's panels are staged again per block (3x3), staging lost (S8 and S5:
+ * 0.66x and 0.47x with an element-by-element turn). */
 #define DW_X_PANEL_TILES 8
-static void stage_channels_last_x(const cg_target *target, const cg_dims *dims, cg_step *part) {
+static void stage_x_pixels(const cg_target *target, const cg_dims *dims, cg_step *part) {
     const int one_tap = part->taps[0] * part->taps[1] * part->taps[2] == 1;
-    if (part->kind != CG_STEP_DW_PARTIAL || !part->with_weight || !part->dy_staged ||
-        part->x_planar || part->x_turned || target->isa == CG_ISA_GLSL ||
+    const int planar = part->x_planar && part->dy_planar && one_tap && dims->stride[2] == 2;
+    if (part->kind != CG_STEP_DW_PARTIAL || !part->with_weight ||
+        !(part->dy_staged || planar) || (part->x_planar && !planar) || part->x_turned ||
+        target->isa == CG_ISA_GLSL ||
         (one_tap ? dims->pad_lo[0] != 0 || dims->pad_lo[1] != 0 || dims->pad_lo[2] != 0
                  : part->cin_g < 64))
         return;
@@ -382,7 +392,7 @@ static void stage_channels_last_x(const cg_target *target, const cg_dims *dims, 
     /* 8 tiles, fewer where a row block's panel would pass a third of the L1 (the dy block
      * takes half) */
     const int64_t pixel_bytes = part->row_block * part->out[2] * 4;
-    int64_t tiles = target->l1_bytes / 3 / pixel_bytes / part->mr;
+    int64_t tiles = planar ? DW_X_PANEL_TILES : target->l1_bytes / 3 / pixel_bytes / part->mr;
     if (tiles > DW_X_PANEL_TILES) tiles = DW_X_PANEL_TILES;
     if (tiles < 1) tiles = 1;
     const int64_t panel = tiles * part->mr;
@@ -607,7 +617,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     keep_dy_block_in_l1(target, part);
     stage_channels_last_dy(target, dims->taps,
                            p->dtype != CG_F32 && part->src2.buffer == CG_T_DY, part);
-    stage_channels_last_x(target, dims, part);
+    stage_x_pixels(target, dims, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
     const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;

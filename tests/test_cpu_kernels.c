@@ -420,6 +420,33 @@ static void test_dw_x_staged(void **state) {
                         "'define X_STAGED 1 ' | wc -l) -eq 2");
 }
 
+/* Dense 1x1 dw with channels-first x at column stride 2 (db keeps it off the 1x1 dw GEMM):
+ * x pixels staged, turned from their planes, each CPU ISA. 40 input channels (panels of 42:
+ * whole transposed blocks, the rest element by element) on rows of 19 outputs from 37 x
+ * columns (a tail block overlapping the one before, its second load short of a vector on
+ * AVX-512), bf16 on rows of 20 from 40, f16 on rows of 10 (under an AVX-512 block: element by
+ * element there, blocks on AVX2), and two groups at stride 1 x 2. */
+static void test_dw_x_staged_planar(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"xsp_bias\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":40,\"k\":70,\"input\":[9,37],\"filter\":[1,1],"
+        "\"stride\":[2,2]},"
+        "{\"name\":\"xsp_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":1,\"c\":64,\"k\":33,\"input\":[6,40],\"filter\":[1,1],"
+        "\"stride\":[2,2]},"
+        "{\"name\":\"xsp_short_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":50,\"k\":20,\"input\":[7,20],\"filter\":[1,1],"
+        "\"stride\":[2,2]},"
+        "{\"name\":\"xsp_g2\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":96,\"k\":64,\"groups\":2,\"input\":[4,35],"
+        "\"filter\":[1,1],\"stride\":[1,2]}]}";
+    check_override_pack("dw_x_staged_planar", config, "{}", NULL,
+                        "d=%s/src; test $(grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | xargs grep -l "
+                        "'define X_PLANAR 1 ' | wc -l) -eq 12");
+}
+
 /* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the
  * families' small channel counts), channels-last f32, each CPU ISA: 3x3 with db on 520
  * channels (a ragged last block), row dilation 2 (a ring of 5 rows) with stride 2 along the
@@ -1154,6 +1181,7 @@ int main(void) {
         cmocka_unit_test(test_dw_block_runs),
         cmocka_unit_test(test_depthwise_dw_staged),
         cmocka_unit_test(test_dw_x_staged),
+        cmocka_unit_test(test_dw_x_staged_planar),
         cmocka_unit_test(test_depthwise_dw_by_columns),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),

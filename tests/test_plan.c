@@ -1100,6 +1100,37 @@ static void test_dw_x_staged_plan(void **state) {
     }
 }
 
+/* A dense 1x1 dw on channels-first x at column stride 2 (dy rows turned) stages its x pixels,
+ * turned from the planes, in panels of 8 tiles' input channels whatever the L1 holds of the
+ * row block; at stride 1 along the rows, with a 3x3 filter and on channels-first dy it reads
+ * x in place. */
+static void test_dw_x_staged_planar_plan(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged;
+    } cases[] = {
+        {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1},
+        {"bwdw-bwdb_bf16_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1},
+        {"bwdw-bwdb_f32_nchw_g2mb2ic96oc64_i4x35_o4x18_f1x1_s1x2_d1x1_pl0x0_ph0x0", 1},
+        {"bwdw_f32_nchw_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x56_f1x1_s2x1_d1x1_pl0x0_ph0x0", 0},
+        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *part = planned_step(cases[c].problem, &base_target, CG_STEP_DW_PARTIAL, &plan);
+        assert_true(part->x_planar && part->dy_planar);
+        if (part->x_staged != cases[c].staged)
+            fail_msg("%s: x_staged %d, want %d", cases[c].problem, part->x_staged, cases[c].staged);
+        const int64_t panel = 8 * part->mr, tiles = (part->cin_g + part->mr - 1) / part->mr;
+        if (cases[c].staged && part->k_chunk != (panel < part->cin_g ? panel : tiles * part->mr))
+            fail_msg("%s: x panel %lld, want 8 tiles of %d", cases[c].problem,
+                     (long long)part->k_chunk, part->mr);
+        free(plan);
+    }
+}
+
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
  * by element: a stride in depth or above 2 along the row; 64 channels-last), input channels in
  * whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
@@ -2685,6 +2716,7 @@ int main(void) {
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_x_staged_plan),
+        cmocka_unit_test(test_dw_x_staged_planar_plan),
         cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),

@@ -161,6 +161,14 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
     return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x31);
 }
 
+/* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a row read at column stride 2, the inverse of the
+ * interleaves. shuffle picks them within 128-bit lanes (a0 a2 b0 b2 | a4 a6 b4 b6); one
+ * cross-lane permute fixes the order. */
+static inline cg_vec cg_vevens(cg_vec a, cg_vec b) {
+    const __m256d pairs = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(pairs, 0xd8));
+}
+
 /* Transposes a CG_TB x CG_TB block into registers: lane i of out[j] = src[i*src_stride + j]. */
 #define CG_TB 8
 static inline __attribute__((always_inline)) void cg_transpose_regs(const float *src,

@@ -155,6 +155,13 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
         a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), b);
 }
 
+/* a0 a2 ... a14 b0 b2 ... b14: the even lanes of a row read at column stride 2, the inverse
+ * of the interleaves. One two-source permute. */
+static inline cg_vec cg_vevens(cg_vec a, cg_vec b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+}
+
 /* Transposes a CG_TB x CG_TB block into registers: lane i of out[j] = src[i*src_stride + j].
  * Four shuffle stages instead of 256 scalar strided moves (layout reorders are memory-bound
  * only once the strided side is handled a block at a time). */

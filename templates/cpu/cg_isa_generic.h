@@ -167,6 +167,9 @@ static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return cg_vstride2(a, b, 0);
  * phases of a stride-2 row. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }
 static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) { return (cg_vec){a[2], b[2], a[3], b[3]}; }
+/* a0 a2 b0 b2: the even lanes of a row read at column stride 2, the inverse of the
+ * interleaves. */
+static inline cg_vec cg_vevens(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
 
 /* Transposes a CG_TB x CG_TB block into registers (lane i of out[j] = src[i*src_stride + j])
  * or into memory (dst[j*dst_stride + i] = src[i*src_stride + j]). */

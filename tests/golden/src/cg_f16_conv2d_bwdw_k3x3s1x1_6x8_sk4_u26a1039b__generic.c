@@ -35,9 +35,9 @@
 #define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
 #define X_CH 99       /* elements between consecutive channels of x */
 #define X_GROUP 1188 /* elements between the groups' first channels */
-#define X_STAGED 0 /* channels-last x: the x pixels a tap reads in a row block are
-                                 copied, XPANEL input channels at a time, into x_panel
-                                 [pixel][XP_STRIDE] (f32) for that panel's tiles */
+#define X_STAGED 0 /* the x pixels a tap reads in a row block are copied, XPANEL
+                                 input channels at a time, into x_panel [pixel][XP_STRIDE]
+                                 (f32) for that panel's tiles (channels-first x: turned) */
 #define XPANEL 6
 #define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block (every tap's) staged
                                            once, before the run's channel blocks (else each
@@ -105,7 +105,7 @@
 #define TAPS (TAPS0 * TAPS1 * TAPS2)
 #define CIN_TAIL (CIN % MR)
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
-_Static_assert(!X_STAGED || (!X_PLANAR && XPANEL % MR == 0), "x staged channels-last, in whole tiles");
+_Static_assert(!X_STAGED || XPANEL % MR == 0, "x staged in whole tiles");
 
 static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, const int full,
                                                                const int lanes) {
@@ -293,20 +293,57 @@ static inline __attribute__((always_inline)) void bias_rows(const float *restric
     for (int v = 0; v < nv; v++) cg_vstore(part + v * CG_VLEN, acc[v]);
 }
 
+/* X_STAGED from channels-first x (X_PLANAR): output pixels [o2_first, o2_end) of `channels`
+ * planes (X_CH apart, pixel o2 at element o2 * X_PIX of `row`, which holds `avail` elements
+ * from there) into out[o2 * XP_STRIDE + c], f32: CG_TB planes x CG_TB pixels at a time
+ * through a register transpose (a tail block overlapping the one before), at X_PIX = 2 the
+ * even lanes of two vectors; channels past whole blocks, other strides and rows shorter than
+ * a block element by element. */
+static inline void stage_planar_row(const X_ELEM *row, int64_t avail, int64_t o2_first,
+                                    int64_t o2_end, int64_t channels, float *out) {
+    float block[CG_TB * CG_TB] __attribute__((aligned(64)));
+    int64_t c = 0;
+    if ((X_PIX == 1 || X_PIX == 2) && o2_end - o2_first >= CG_TB)
+        for (; c + CG_TB <= channels; c += CG_TB)
+            for (int64_t o2 = o2_first; o2 < o2_end; o2 += CG_TB) {
+                const int64_t at = o2 + CG_TB <= o2_end ? o2 : o2_end - CG_TB;
+                const int64_t left = avail - at * X_PIX; /* the block's last pixel is inside */
+                for (int i = 0; i < CG_TB; i++) {
+                    const X_ELEM *p = row + (c + i) * X_CH + at * X_PIX;
+                    const cg_vec v =
+                        X_PIX == 1 ? X_LOADV(p)
+                                   : cg_vevens(X_LOADV(p), left >= 2 * CG_VLEN
+                                                               ? X_LOADV(p + CG_VLEN)
+                                                               : X_LOADV_RANGE(p + CG_VLEN, 0,
+                                                                               (int)(left - CG_VLEN)));
+                    cg_vstore(block + i * CG_TB, v);
+                }
+                cg_transpose_block(block, CG_TB, out + at * XP_STRIDE + c, XP_STRIDE);
+            }
+    for (; c < channels; c++)
+        for (int64_t o2 = o2_first; o2 < o2_end; o2++)
+            out[o2 * XP_STRIDE + c] = LOAD_X(row, c * X_CH + o2 * X_PIX);
+}
+
 /* X_STAGED: x_panel[(r - r0) * OUT2 + o2][0 .. c1 - c0) = the group's x pixel that tap (j0, j1,
  * j2) reads for output (r, o2), input channels [c0, c1), as f32 (rows and columns in the
  * padding are left as they are: the tiles skip them). Each tile of the panel then reads its
  * channels of a pixel from one line of the L1, where in place they lie a pixel (CIN channels,
  * 4 KiB at 1024; STRIDE pixels at a stride) apart, in a few L1 sets and past the stride the
- * prefetchers follow. */
+ * prefetchers follow; channels-first, a tile's broadcasts come from MR planes, at a stride
+ * from every other element of their lines. */
 static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int j0, int j1, int j2, int64_t c0,
                     int64_t c1, float *x_panel) {
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const X_ELEM *row = x_row_of(x, r, j0, j1, j2);
         if (!row) continue;
-        row += c0;
+        row += c0 * X_CH;
         float *out = x_panel + (r - r0) * OUT2 * XP_STRIDE;
+        if (X_PLANAR) {
+            stage_planar_row(row, X_E2 - X_BASE2 - DIL2 * j2, o2_first, o2_end, c1 - c0, out);
+            continue;
+        }
         for (int64_t o2 = o2_first; o2 < o2_end; o2++)
             for (int64_t c = 0; c < c1 - c0; c += CG_VLEN) {
                 const X_ELEM *p = row + o2 * X_PIX + c;
