@@ -18,7 +18,7 @@
 #define SWEEP_MIN_MS 20
 
 /* Timings of a problem, back to back, the lowest median kept, for convgrad's and oneDNN's
- * alike (the harness's --rounds). With one, 3 of 6 full sweeps in a session on the 2-vCPU
+ * alike (the harness's --rounds). With one, 3 of 7 full sweeps in a session on the 2-vCPU
  * Intel Xeon each timed one of MobileNet's 40-140 us depthwise dw layers 2.5-4.7x slower than
  * the other sweeps and `convgrad bench` did: a slow spell of the VM over a whole 30 ms
  * timing. */
