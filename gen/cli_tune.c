@@ -6,8 +6,8 @@
  * make are incremental, so a new candidate compiles only the kernels it changes. Times come from
  * the same code as `convgrad bench` (bench_time.c). Because the machine may be busy, the first
  * time of each candidate only ranks it: the heuristic plan and the best few are then timed
- * again in interleaved rounds, and a candidate replaces the heuristic only when the median of
- * its times beats the heuristic's by --min-gain percent.
+ * again in interleaved rounds, and a candidate replaces the heuristic only when it was faster in
+ * every round and the median of its times beats the heuristic's by --min-gain percent.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -42,9 +42,10 @@ static const char tune_help[] =
     "warning, as is one whose first run, in a child process, crashes) and times it like\n"
     "convgrad bench (median of --reps runs and at least --min-ms).\n"
     "The heuristic plan and the best candidates are then timed again in interleaved rounds; the\n"
-    "fastest is written into the tuning database when its median beats the heuristic's by at\n"
-    "least --min-gain percent (default 3), else the entry records that the heuristic plan won\n"
-    "(empty overrides). Progress goes to stderr, a summary table (or JSON lines) to stdout.\n"
+    "fastest candidate that ran faster than the heuristic plan in every round and whose median\n"
+    "beats the heuristic's by at least --min-gain percent (default 3) is written into the\n"
+    "tuning database, else the entry records that the heuristic plan won (empty overrides).\n"
+    "Progress goes to stderr, a summary table (or JSON lines) to stdout.\n"
     "\n"
     "  --threads N     plan for and time with N threads (default: all cores)\n"
     "  --isa ISA       tune the avx512, avx2 or generic kernels (default: the best this CPU runs)\n"
@@ -443,12 +444,19 @@ static cg_status tune_problem(tune_run *r, cg_tuning_entry *entry, char msg[CG_M
     }
     if (status == CG_OK) status = confirm(r, msg);
     if (status != CG_OK) return status;
-    /* A candidate timed once cannot win against ones confirmed side by side. */
+    /* A candidate timed once cannot win against ones confirmed side by side; of those, the
+     * fastest that beat the heuristic plan in every round and by --min-gain (cg_tune_wins). */
+    const cand *h = &r->cands[0];
+    const double heuristic = h->final_ms;
     int best = 0;
-    for (int i = 1; i < r->count; i++)
-        if (r->cands[i].finalist && r->cands[i].final_ms < r->cands[best].final_ms) best = i;
-    double heuristic = r->cands[0].final_ms;
-    if (best != 0 && r->cands[best].final_ms > heuristic * (1.0 - o->min_gain / 100.0)) best = 0;
+    for (int i = 1; i < r->count; i++) {
+        const cand *c = &r->cands[i];
+        if (c->finalist && c->state == CAND_OK && c->sample_count == h->sample_count &&
+            c->final_ms < r->cands[best].final_ms &&
+            cg_tune_wins(c->samples + 1, h->samples + 1, h->sample_count - 1, c->final_ms,
+                         heuristic, o->min_gain))
+            best = i;
+    }
     entry->overrides = r->cands[best].c.overrides;
     entry->heuristic_ms = heuristic;
     entry->tuned_ms = r->cands[best].final_ms;

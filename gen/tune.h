@@ -33,4 +33,10 @@ int cg_tune_combine(const cg_problem *problem, const cg_target *target,
                     const cg_plan_overrides *a, const cg_plan_overrides *b, cg_plan *scratch,
                     const cg_tune_candidate *known, int count, cg_tune_candidate *candidate);
 
+/* Whether a finalist replaces the heuristic plan: its median time beats the heuristic's by
+ * min_gain_pct percent and it ran faster in every one of the `rounds` (>= 1) side-by-side
+ * rounds (candidate_rounds[i] against heuristic_rounds[i], medians in ms). */
+int cg_tune_wins(const double *candidate_rounds, const double *heuristic_rounds, int rounds,
+                 double candidate_ms, double heuristic_ms, double min_gain_pct);
+
 #endif /* CG_TUNE_H */

@@ -174,3 +174,15 @@ int cg_tune_combine(const cg_problem *problem, const cg_target *target,
                               a->winograd ? a->winograd : b->winograd};
     return cg_tune_try(problem, target, &both, scratch, known, count, candidate);
 }
+
+/* The median alone let noise in: two builds of one plan differ by up to 5% from round to round
+ * on the 2-core VM, and the fastest median of three finalists is biased low (the winner's
+ * curse). A plan that is really faster is faster in each round side by side; by chance alone
+ * a finalist as fast as the heuristic wins all three rounds one time in eight. */
+int cg_tune_wins(const double *candidate_rounds, const double *heuristic_rounds, int rounds,
+                 double candidate_ms, double heuristic_ms, double min_gain_pct) {
+    if (rounds < 1 || !(candidate_ms <= heuristic_ms * (1.0 - min_gain_pct / 100.0))) return 0;
+    for (int i = 0; i < rounds; i++)
+        if (!(candidate_rounds[i] < heuristic_rounds[i])) return 0;
+    return 1;
+}

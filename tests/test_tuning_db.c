@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,8 +144,27 @@ static void test_candidates(void **state) {
     free(plan);
 }
 
+/* A finalist wins on its median gain only when it was also faster in every round. */
+static void test_wins(void **state) {
+    (void)state;
+    const double heuristic[3] = {10.0, 10.2, 9.9};
+    const double steady[3] = {9.5, 9.6, 9.4};   /* faster each round, 5% by median */
+    const double one_lucky[3] = {9.0, 10.4, 9.3}; /* 7% by median, slower in round 2 */
+    assert_true(cg_tune_wins(steady, heuristic, 3, 9.5, 10.0, 3));
+    assert_false(cg_tune_wins(one_lucky, heuristic, 3, 9.3, 10.0, 3));
+    assert_false(cg_tune_wins(steady, heuristic, 3, 9.8, 10.0, 3)); /* 2% < --min-gain 3 */
+    assert_true(cg_tune_wins(steady, heuristic, 3, 9.8, 10.0, 0));
+    assert_false(cg_tune_wins(steady, heuristic, 0, 9.5, 10.0, 3)); /* no side-by-side round */
+    assert_true(cg_tune_wins(one_lucky, heuristic, 1, 9.3, 10.0, 3)); /* budget: one round */
+    const double equal[1] = {10.0}, nan_round[1] = {NAN};
+    assert_false(cg_tune_wins(equal, heuristic, 1, 9.0, 10.0, 3)); /* a tie is no win */
+    assert_false(cg_tune_wins(nan_round, heuristic, 1, 9.0, 10.0, 3));
+    assert_false(cg_tune_wins(steady, heuristic, 3, NAN, 10.0, 3));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wins),
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_candidates),
