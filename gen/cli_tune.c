@@ -451,8 +451,8 @@ static cg_status tune_problem(tune_run *r, cg_tuning_entry *entry, char msg[CG_M
     int best = 0;
     for (int i = 1; i < r->count; i++) {
         const cand *c = &r->cands[i];
-        if (c->finalist && c->state == CAND_OK && c->sample_count == h->sample_count &&
-            c->final_ms < r->cands[best].final_ms &&
+        /* finalists are correct candidates, each timed in the heuristic's rounds */
+        if (c->finalist && c->final_ms < r->cands[best].final_ms &&
             cg_tune_wins(c->samples + 1, h->samples + 1, h->sample_count - 1, c->final_ms,
                          heuristic, o->min_gain))
             best = i;

@@ -1,4 +1,5 @@
-/* tune.h: the candidate plans `convgrad tune` measures (tune_candidates.c). */
+/* tune.h: the candidate plans `convgrad tune` measures and the rule that picks a winner
+ * among them (tune_candidates.c). */
 #ifndef CG_TUNE_H
 #define CG_TUNE_H
 

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
