@@ -14,7 +14,7 @@ static const char main_help[] =
     "  build out/PACK             compile a pack (clang, glslc) and checksum its files\n"
     "  run PROBLEM --target T --inputs DIR --outputs DIR\n"
     "                             compute gradients from .npy files (cpu, vulkan or ref)\n"
-    "  bench PROBLEM --target T   time a problem: median ms, GFLOP/s, %% of peak\n"
+    "  bench PROBLEM --target T   time a problem: median ms, GFLOP/s, % of peak\n"
     "  sweep SWEEP --target T     verify and time many problems, write a report and a plot\n"
     "  sweep-merge DIR...         join the results of sweep shards into one report\n"
     "  tune CONFIG --target cpu   time candidate plans, record the fastest in the tuning database\n"

@@ -131,7 +131,9 @@ typedef struct cg_step {
                             leaves by non-temporal stores */
     int64_t pack_rows;   /* PACK_W: > 0, work items are runs of this many input channels of
                             every block (output channels adjacent in w); 0: runs of blocks */
-    int64_t k_chunk;     /* PLANAR_1X1 unstaged: input channels per pass over a tile's panel
+    int64_t k_chunk;     /* CONV: > 0, a flat 1x1 GEMM (conv_1x1.c.in), input channels per
+                            pass over a work item's tiles;
+                            PLANAR_1X1 unstaged: input channels per pass over a tile's panel
                             (cin_g: one pass); staged: per slice between writes;
                             DW_GEMM_1X1 channels-last: output channels per staged dy panel;
                             DW_PARTIAL x_staged: input channels per staged x panel */
@@ -141,6 +143,8 @@ typedef struct cg_step {
                             DW_PARTIAL: channel blocks per work item (0: one);
                             DW_GEMM_1X1 channels-last: input channel blocks per work item */
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
+    int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
+                            work item, of block_run channel blocks */
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
                             channels ahead into the L1 (0: a block's weights fit the L1) */
 

@@ -240,7 +240,8 @@ static int64_t conv_block_items(const cg_plan *plan, cg_step *step) {
  * 14x14 1x1 dx (256 KiB a block) ran 2.97 -> 2.68 ms on two cores (its tiles rereading one
  * 32 KiB slice instead, an upper bound, 2.60), its 3x3 stride-2 dx 6.83 -> 6.30, the 7x7
  * 1x1 ones 4-6% faster; 24 ahead gained a little less. Prefetching blocks that fit the L1
- * (64 <- 64 at 56x56, 16 KiB) cost 8% in a sweep's three rounds: the loads for nothing. */
+ * (64 <- 64 at 56x56, 16 KiB) cost 8% in a sweep's three rounds: the loads for nothing.
+ * (Those 1x1 layers of 256 output channels or fewer now take plan_conv_1x1.c's flat GEMM.) */
 #define CONV_W_PREFETCH 8
 static int64_t conv_w_prefetch(const cg_plan *plan, const cg_step *step) {
     return !step->depthwise && conv_block_bytes(plan, step) > plan->target.l1_bytes
@@ -262,6 +263,10 @@ static int depthwise_by_columns(const cg_plan *plan, const cg_step *step) {
 
 static void finish_conv(const cg_plan *plan, cg_step *step) {
     step->kind = step->depthwise ? CG_STEP_DEPTHWISE : CG_STEP_CONV;
+    if (cg_conv_1x1_applies(plan, step)) {
+        cg_plan_conv_1x1(plan, step);
+        return;
+    }
     step->nv = narrower_for_short_rows(plan, step);
     step->mr = plan->target.force_mr > 0 ? plan->target.force_mr
                                          : cg_tile_mr(plan->target.isa, step->nv, step->count[2]);

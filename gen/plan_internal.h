@@ -80,6 +80,10 @@ cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg)
  * with the lanes along the channels. */
 int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg);
+/* plan_conv_1x1.c: whether a CONV step (tile, views and taps filled) is a single-tap f32
+ * GEMM for conv_1x1.c.in, and its tile, chunks and work items (k_chunk > 0 marks it). */
+int cg_conv_1x1_applies(const cg_plan *plan, const cg_step *step);
+void cg_plan_conv_1x1(const cg_plan *plan, cg_step *step);
 /* plan_dw_1x1.c: a dense 1x1 dw alone on small channels-first planes, one GEMM into dw. */
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg);

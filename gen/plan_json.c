@@ -299,12 +299,17 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_view(b, obj, "dst", &s->dst);
         put_weights(b, obj, s);
         put_geometry(b, obj, s);
-        if (s->kind == CG_STEP_CONV) put_int(b, obj, "item_rows", s->item_rows);
-        if (s->kind == CG_STEP_CONV) put_int(b, obj, "w_prefetch", s->w_prefetch);
+        if (s->kind == CG_STEP_CONV && s->k_chunk > 0) {
+            put_int(b, obj, "k_chunk", s->k_chunk);
+            put_int(b, obj, "item_pixels", s->item_pixels);
+        } else if (s->kind == CG_STEP_CONV) {
+            put_int(b, obj, "item_rows", s->item_rows);
+            put_int(b, obj, "w_prefetch", s->w_prefetch);
+        }
         if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {
             put_int(b, obj, "block_run", s->block_run);
-            put_int(b, obj, "plane_run", s->plane_run);
+            if (!s->k_chunk) put_int(b, obj, "plane_run", s->plane_run);
         }
         break;
     case CG_STEP_DW_PARTIAL:

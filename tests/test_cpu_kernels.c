@@ -1168,6 +1168,58 @@ static void test_dx_1x1_gemm_kernels(void **state) {
     free(problems);
 }
 
+/* Single-tap f32 CONV steps on channels-last views as a flat GEMM with the reduction in chunks
+ * (conv_1x1.c.in), each CPU ISA: output channels in a whole and a narrower last block (96),
+ * a block of one lane past a vector (17), a ragged chunk (300 input channels), strided dx
+ * (results at stride-2 positions, the rest zero-filled), the 1x1 phase of a 3x3 stride-2 dx,
+ * the four one-tap phases of a 2x2 stride-2 dx, a padded forward 1x1, 1-D under one tile,
+ * 3-D, a batch in runs of pixels with a ragged last run; and a 3 KiB L1 (chunks of 16 input
+ * channels) over the same problems. Outputs pre-filled with NaN: an unwritten position fails. */
+static void test_conv_1x1_kernels(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"c96\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":96,\"k\":40,\"input\":[7,9],\"filter\":[1,1]},"
+        "{\"name\":\"c17\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":17,\"k\":130,\"input\":[5,6],\"filter\":[1,1]},"
+        "{\"name\":\"k300\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":300,\"k\":72,\"input\":[6,7],\"filter\":[1,1]},"
+        "{\"name\":\"s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":70,\"k\":33,\"input\":[9,8],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"f3s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":64,\"k\":48,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"s32pad\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":50,\"k\":70,\"input\":[10,9],\"filter\":[1,1],\"stride\":[3,2],"
+        "\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"fpad\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":20,\"k\":20,\"input\":[6,7],\"filter\":[1,1],\"pad\":[1,1]},"
+        "{\"name\":\"line\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NWC\","
+        "\"n\":1,\"c\":33,\"k\":64,\"input\":[3],\"filter\":[1]},"
+        "{\"name\":\"vol\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NDHWC\","
+        "\"n\":1,\"c\":48,\"k\":200,\"input\":[3,4,5],\"filter\":[1,1,1]},"
+        "{\"name\":\"runs\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":5,\"c\":64,\"k\":40,\"input\":[7,7],\"filter\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    for (int small_l1 = 0; small_l1 < 2; small_l1++) {
+        if (small_l1) setenv("CONVGRAD_L1_BYTES", "3072", 1);
+        build_cpu_pack(small_l1 ? "conv_1x1_chunks" : "conv_1x1", problems, count, 0, dir);
+        unsetenv("CONVGRAD_L1_BYTES");
+        /* on AVX-512 every problem but f3s2 (its 1x1 phase beside three others) takes the flat
+         * GEMM in one step; with the small L1, in chunks of 16 input channels */
+        snprintf(grep, sizeof grep,
+                 "test $(grep -l 'conv_1x1.c.in' %s/src/*__avx512.c | wc -l) -eq 9 && "
+                 "{ test %d = 0 || test $(grep -l 'define K_CHUNK 16 ' %s/src/*__avx512.c | "
+                 "wc -l) -eq 9; }",
+                 dir, small_l1, dir);
+        assert_int_equal(system(grep), 0);
+        check_pack_on_every_isa(dir, problems, count, "conv_1x1");
+    }
+    free(problems);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_avx512),
@@ -1191,6 +1243,7 @@ int main(void) {
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
+        cmocka_unit_test(test_conv_1x1_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),
         cmocka_unit_test(test_depthwise_turned_streams),
         cmocka_unit_test(test_depthwise_flat_kernels),

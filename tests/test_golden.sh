@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Golden files for emitted sources: the kernels of five representative plans (a planar
+# Golden files for emitted sources: the kernels of six representative plans (a planar
 # stride-2 grouped dx, stride phases + zero fill + reorders in bf16 NHWC, a split dw+db in f16,
-# a Winograd dw+db, a channels-last 1x1 dx whose weight blocks pass the L1), planned for one
+# a Winograd dw+db, a channels-last 1x1 dx whose weight blocks pass the L1, one as a flat
+# GEMM with its reduction in chunks), planned for one
 # fixed machine's caches (the plans read them, and the goldens must not depend on the host),
 # for AVX-512 and the portable C ISA, and their GLSL shaders, as generated from
 # tests/golden/problems.json. A template or emitter change shows up here as a diff to review;
@@ -21,7 +22,7 @@ mkdir -p "$tmp/got"
 cp "$tmp"/cpu/src/cg_*.c "$tmp"/vk/src/*.comp "$tmp/got/"
 count=$(ls "$tmp/got" | wc -l)
 if [ "$count" -lt 10 ]; then
-    echo "golden: only $count generated sources; expected the kernels of 4 problems" >&2
+    echo "golden: only $count generated sources; expected the kernels of 6 problems" >&2
     exit 1
 fi
 if [ "$update" = 1 ]; then

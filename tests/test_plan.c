@@ -1505,16 +1505,16 @@ static void test_wino_out_prefetch(void **state) {
 }
 
 /* A CONV tile prefetches its packed weights 8 input channels ahead where its block's weights
- * (taps x input channels x NR floats) pass the L1, and only there: ResNet's 1024-channel 1x1
- * dx (256 KiB blocks) and 3x3 stride-2 dx phases do, its 64 <- 64 1x1 dx (16 KiB) does not,
- * nor does the same layer beside a 1 MiB L1. */
+ * (taps x input channels x NR floats) pass the L1, and only there: ResNet's 1024 <- 256 1x1
+ * dx (64 KiB blocks) and 3x3 stride-2 dx phases do, its 512 <- 64 1x1 dx (16 KiB) does not,
+ * nor does the first beside a 1 MiB L1. */
 static void test_conv_w_prefetch(void **state) {
     (void)state;
     static const struct { const char *problem; int64_t l1; int64_t ahead; } cases[] = {
-        {"bwdd_f32_nhwc_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 48 << 10, 8},
-        {"bwdd_f32_nhwc_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1 << 20, 0},
+        {"bwdd_f32_nhwc_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 48 << 10, 8},
+        {"bwdd_f32_nhwc_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1 << 20, 0},
         {"bwdd_f32_nhwc_g1mb8ic512oc512_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 48 << 10, 8},
-        {"bwdd_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 48 << 10, 0},
+        {"bwdd_f32_nhwc_g1mb8ic512oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 48 << 10, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_target target = base_target;
@@ -1525,6 +1525,58 @@ static void test_conv_w_prefetch(void **state) {
             fail_msg("%s beside a %lld KiB L1: prefetch %lld ahead, want %lld", cases[c].problem,
                      (long long)(cases[c].l1 >> 10), (long long)conv->w_prefetch,
                      (long long)cases[c].ahead);
+        free(plan);
+    }
+}
+
+/* A single-tap f32 CONV step with at most 4 output blocks (256 channels on AVX-512, 64 on
+ * AVX2) is a flat GEMM (plan_conv_1x1.c): ResNet's 64 <- 256 1x1 dx at 56x56, its 256 <- 64
+ * forward, a strided 1x1 dx (one phase). Its items cover the pixels once, at least 4 per
+ * thread and (past a few tiles) as many for each, whole MR tiles a run, partial sums within a
+ * quarter of the L2; its chunks of the reduction fill a third of the L1 with one block's
+ * weights (64 channels of 64 floats beside 48 KiB; on AVX2 256 of 16). 512 output channels,
+ * a 1x1 phase beside three others (3x3 stride 2) and 16-bit outputs written in place keep
+ * conv.c.in. */
+static void test_conv_1x1_flat(void **state) {
+    (void)state;
+    static const struct { const char *problem; cg_isa isa; int flat; int64_t k_chunk; } cases[] = {
+        {"bwdd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
+        {"fwd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
+        {"bwdd_f32_nhwc_g1mb8ic128oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
+        {"bwdd_f32_nhwc_g1mb2ic48oc40_i7x9_o7x9_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 40},
+        {"bwdd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX2, 1, 256},
+        {"bwdd_f32_nhwc_g1mb8ic512oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 0, 0},
+        {"bwdd_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 0},
+        {"bwdd_bf16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, -1, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target t = base_target;
+        t.isa = cases[c].isa;
+        cg_plan *plan;
+        planned_step(cases[c].problem, &t, CG_STEP_CONV, &plan);
+        int flat_steps = 0;
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind != CG_STEP_CONV || s->k_chunk == 0) continue;
+            flat_steps++;
+            const int64_t nr = s->nv * (cases[c].isa == CG_ISA_AVX512 ? 16 : 8);
+            const int64_t pixels = s->src.n * s->count[0] * s->count[1] * s->count[2];
+            const int64_t blocks = (s->cout_g + nr - 1) / nr, runs = (pixels + s->item_pixels - 1) / s->item_pixels;
+            assert_true(blocks <= 4);
+            assert_int_equal(s->work_items, runs * ((blocks + s->block_run - 1) / s->block_run));
+            const int64_t tiles = (pixels + s->mr - 1) / s->mr;
+            assert_true(s->work_items >= 4 * t.threads || runs == tiles);
+            assert_true(s->work_items % t.threads == 0 || tiles < 64); /* 7x9 x 2: 21 tiles */
+            assert_int_equal(s->item_pixels % s->mr, 0);
+            assert_true(s->item_pixels * s->block_run * nr * 4 <= t.l2_bytes / 4);
+            assert_true(s->dst.buffer == CG_BUF_WORKSPACE || plan->problem.dtype == CG_F32);
+            if (cases[c].flat > 0 && s->k_chunk != cases[c].k_chunk)
+                fail_msg("%s: chunks of %lld, want %lld", cases[c].problem, (long long)s->k_chunk,
+                         (long long)cases[c].k_chunk);
+        }
+        if (cases[c].flat >= 0 && flat_steps != cases[c].flat)
+            fail_msg("%s on %s: %d flat steps, want %d", cases[c].problem,
+                     cg_isa_name(cases[c].isa), flat_steps, cases[c].flat);
         free(plan);
     }
 }
@@ -2708,6 +2760,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_stream_l3_cap),
         cmocka_unit_test(test_depthwise_whole_pixel_tile),
         cmocka_unit_test(test_conv_w_prefetch),
+        cmocka_unit_test(test_conv_1x1_flat),
         cmocka_unit_test(test_wino_out_prefetch),
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
