@@ -10,12 +10,19 @@
 /* Output channel blocks at most: with up to 4 blocks of 4 vectors (256 channels) one item
  * takes every block, its pixels' input chunk read once from memory and then from the caches
  * for each block. Wider outputs split into items of fewer blocks or fewer pixels, and there
- * conv.c.in's full reductions in registers ran ahead (two cores, minima of 3 interleaved
- * rounds, ResNet NHWC dx: 512 <- 128 at 28x28 3.76 ms against 4.47 flat, 512 <- 1024 stride 2
- * 9.6 against 11.1, 1024 <- 2048 stride 2 7.8 against 9.1) while at 256 channels or fewer
- * the flat GEMM ran ahead (64 <- 256 at 56x56 5.21 -> 3.51 ms, 128 <- 512 at 28x28
- * 4.63 -> 3.60, 256 <- 1024 at 14x14 5.08 -> 3.81, 256 <- 128 at 56x56 9.53 -> 7.67). */
+ * conv.c.in's full reductions in registers ran ahead (Intel Xeon in a noisy spell, two cores,
+ * minima of 3 interleaved rounds, ResNet NHWC dx: 512 <- 128 at 28x28 3.76 ms against 4.47
+ * flat, 512 <- 1024 stride 2 9.6 against 11.1, 1024 <- 2048 stride 2 7.8 against 9.1). */
 #define CONV_1X1_MAX_BLOCKS 4
+
+/* Input channels at most: past 256 the reduction of conv.c.in, whole in registers with its
+ * block's weights prefetched from the L2, ran ahead of the chunks' partial sums through the
+ * output (Intel Xeon, two cores, minima of 5 interleaved rounds, ResNet NHWC dx: 128 <- 512 at
+ * 28x28 3.31 ms against 3.58 flat, 256 <- 1024 at 14x14 3.00 against 3.41, 256 <- 512 stride
+ * 2 6.17 against 6.51), while at 256 or fewer the flat GEMM ran ahead or level (over three
+ * A/B runs: 64 <- 64 at 56x56 3-11% faster, 256 <- 128 5-12%, 64 <- 256 1-5%, 256 <- 64
+ * level; on one core 2%, 5%, 14% and level). */
+#define CONV_1X1_MAX_CIN 256
 
 /* A dx stride phase takes the flat GEMM only as the problem's one non-empty phase (a strided
  * 1x1 dx): where a 1x1 phase runs beside 2x1, 1x2 and 2x2 ones (3x3 stride 2), the phases'
@@ -35,7 +42,8 @@ int cg_conv_1x1_applies(const cg_plan *plan, const cg_step *step) {
     const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
     return plan->target.isa != CG_ISA_GLSL && !step->depthwise && step->groups == 1 &&
            cg_prod(step->taps, 3) == 1 && f32_out &&
-           cg_ceil_div(step->cout_g, nr) <= CONV_1X1_MAX_BLOCKS && sole_phase_or_fwd(plan, step);
+           cg_ceil_div(step->cout_g, nr) <= CONV_1X1_MAX_BLOCKS &&
+           step->cin_g <= CONV_1X1_MAX_CIN && sole_phase_or_fwd(plan, step);
 }
 
 /* Input channels per chunk: one block's packed weights of a chunk in a third of the L1 (the

@@ -1530,22 +1530,23 @@ static void test_conv_w_prefetch(void **state) {
 }
 
 /* A single-tap f32 CONV step with at most 4 output blocks (256 channels on AVX-512, 64 on
- * AVX2) is a flat GEMM (plan_conv_1x1.c): ResNet's 64 <- 256 1x1 dx at 56x56, its 256 <- 64
+ * AVX2) and at most 256 input channels is a flat GEMM (plan_conv_1x1.c): ResNet's 64 <- 256 1x1 dx at 56x56, its 256 <- 64
  * forward, a strided 1x1 dx (one phase). Its items cover the pixels once, at least 4 per
  * thread and (past a few tiles) as many for each, whole MR tiles a run, partial sums within a
  * quarter of the L2; its chunks of the reduction fill a third of the L1 with one block's
  * weights (64 channels of 64 floats beside 48 KiB; on AVX2 256 of 16). 512 output channels,
- * a 1x1 phase beside three others (3x3 stride 2) and 16-bit outputs written in place keep
- * conv.c.in. */
+ * 512 input channels, a 1x1 phase beside three others (3x3 stride 2) and 16-bit outputs
+ * written in place keep conv.c.in. */
 static void test_conv_1x1_flat(void **state) {
     (void)state;
     static const struct { const char *problem; cg_isa isa; int flat; int64_t k_chunk; } cases[] = {
         {"bwdd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
         {"fwd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
-        {"bwdd_f32_nhwc_g1mb8ic128oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
+        {"bwdd_f32_nhwc_g1mb8ic128oc256_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 64},
         {"bwdd_f32_nhwc_g1mb2ic48oc40_i7x9_o7x9_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 1, 40},
         {"bwdd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX2, 1, 256},
         {"bwdd_f32_nhwc_g1mb8ic512oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 0, 0},
+        {"bwdd_f32_nhwc_g1mb8ic128oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 0, 0},
         {"bwdd_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 0},
         {"bwdd_bf16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, -1, 0},
     };
