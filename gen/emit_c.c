@@ -884,7 +884,6 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "DST_C", s->dst.channels);
         cg_values_int(v, "CIN", s->cin_g);
         cg_values_int(v, "COUT", s->cout_g);
-        cg_values_int(v, "BLOCK_RUN", s->block_run);
         cg_values_int(v, "PLANES", s->src.n * s->count[0]);
         set_conv_geometry(v, s);
         if (s->k_chunk > 0) { /* a flat single-tap GEMM, f32 out (plan_conv_1x1.c) */
@@ -893,6 +892,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             return "cpu/conv_1x1.c.in";
         }
         cg_values_int(v, "GROUPS", s->groups);
+        cg_values_int(v, "BLOCK_RUN", s->block_run);
         cg_values_int(v, "ITEM_ROWS", s->item_rows);
         cg_values_int(v, "PLANE_RUN", s->plane_run);
         cg_values_int(v, "W_PREFETCH", s->w_prefetch);

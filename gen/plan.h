@@ -144,7 +144,7 @@ typedef struct cg_step {
                             DW_GEMM_1X1 channels-last: input channel blocks per work item */
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
-                            work item, of block_run channel blocks */
+                            work item (of its one channel block) */
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
                             channels ahead into the L1 (0: a block's weights fit the L1) */
 

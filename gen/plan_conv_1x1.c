@@ -1,27 +1,27 @@
 /* plan_conv_1x1.c: a dense single-tap CONV step (1x1 forward, or a dx stride phase whose
- * sub-filter is one tap) on f32 channels-last views as a flat GEMM with the reduction in
- * chunks (templates/cpu/conv_1x1.c.in). Pure functions over the step conv.c.in would run. */
+ * sub-filter is one tap) of one output channel block on f32 channels-last views as a flat
+ * GEMM with the reduction in chunks (templates/cpu/conv_1x1.c.in). Pure functions over the
+ * step conv.c.in would run. */
 #include "plan_internal.h"
 #include "tiles.h"
 
 /* Pixels a work item may hold: its pixel offsets live on the stack (16 bytes a pixel). */
 #define CONV_1X1_MAX_ITEM_PIXELS 4096
 
-/* Output channel blocks at most: with up to 4 blocks of 4 vectors (256 channels) one item
- * takes every block, its pixels' input chunk read once from memory and then from the caches
- * for each block. Wider outputs split into items of fewer blocks or fewer pixels, and there
- * conv.c.in's full reductions in registers ran ahead (Intel Xeon in a noisy spell, two cores,
- * minima of 3 interleaved rounds, ResNet NHWC dx: 512 <- 128 at 28x28 3.76 ms against 4.47
- * flat, 512 <- 1024 stride 2 9.6 against 11.1, 1024 <- 2048 stride 2 7.8 against 9.1). */
-#define CONV_1X1_MAX_BLOCKS 4
+/* One output channel block (64 channels on AVX-512): an item's inputs then feed one block,
+ * read once. Where several blocks each took the item's pixels in turn, rereading their inputs
+ * from the L2 (or a quarter-L1 pass of them for every block, the blocks' weights from the L2),
+ * conv.c.in's row items over all blocks ran ahead (Intel Xeon, two cores, minima of 5-7
+ * interleaved rounds, ResNet NHWC dx: 256 <- 64 at 56x56 3.04 against 3.20 ms flat, 256 <- 128
+ * 5.14 against 5.42, one core 3-16% slower; 128 <- 128 at 56x56 8% slower, 96 <- 192 at 28x28
+ * 3%), while one block ran ahead: 64 <- 128 at 112x112 8.51 -> 6.60 ms, 64 <- 64 at 56x56
+ * 3-11% and 64 <- 256 1-5% faster over three A/B runs (on one core 2% and 14%). */
+#define CONV_1X1_MAX_BLOCKS 1
 
-/* Input channels at most: past 256 the reduction of conv.c.in, whole in registers with its
- * block's weights prefetched from the L2, ran ahead of the chunks' partial sums through the
- * output (Intel Xeon, two cores, minima of 5 interleaved rounds, ResNet NHWC dx: 128 <- 512 at
- * 28x28 3.31 ms against 3.58 flat, 256 <- 1024 at 14x14 3.00 against 3.41, 256 <- 512 stride
- * 2 6.17 against 6.51), while at 256 or fewer the flat GEMM ran ahead or level (over three
- * A/B runs: 64 <- 64 at 56x56 3-11% faster, 256 <- 128 5-12%, 64 <- 256 1-5%, 256 <- 64
- * level; on one core 2%, 5%, 14% and level). */
+/* Input channels at most: past 256 (measured with several blocks: 128 <- 512 at 28x28 3.31
+ * ms against 3.58 flat, 256 <- 1024 at 14x14 3.00 against 3.41) the reduction of conv.c.in,
+ * whole in registers with its block's weights prefetched from the L2, ran ahead of the
+ * chunks' partial sums through the output. */
 #define CONV_1X1_MAX_CIN 256
 
 /* A dx stride phase takes the flat GEMM only as the problem's one non-empty phase (a strided
@@ -46,8 +46,8 @@ int cg_conv_1x1_applies(const cg_plan *plan, const cg_step *step) {
            step->cin_g <= CONV_1X1_MAX_CIN && sole_phase_or_fwd(plan, step);
 }
 
-/* Input channels per chunk: one block's packed weights of a chunk in a third of the L1 (the
- * rest for the tile's input lines and partial sums), in whole cache lines of the input
+/* Input channels per chunk: the block's packed weights of a chunk in a third of the L1 (the
+ * rest for the tiles' input lines and partial sums), in whole cache lines of the input
  * pixels, the chunks evened out. */
 static int64_t conv_1x1_k_chunk(const cg_plan *plan, int64_t cin, int64_t nr) {
     int64_t kc = plan->target.l1_bytes / 3 / (nr * 4) / 16 * 16;
@@ -57,23 +57,22 @@ static int64_t conv_1x1_k_chunk(const cg_plan *plan, int64_t cin, int64_t nr) {
     return cg_ceil_div(cg_ceil_div(cin, chunks), 16) * 16;
 }
 
-/* Runs of whole MR tiles over the step's pixels for `block_runs` runs of blocks: the longest
- * runs (within max_pixels) that still give every thread as many of the
- * CONV_1X1_ITEMS_PER_THREAD items a thread; failing an even count, the longest that give
- * enough items; failing that, a tile a run. */
+/* Runs of whole MR tiles over the step's pixels: the longest runs (within max_pixels) that
+ * still give every thread as many of the CONV_1X1_ITEMS_PER_THREAD items a thread; failing
+ * an even count, the longest that give enough items; failing that, a tile a run. */
 static int64_t conv_1x1_pixel_runs(const cg_plan *plan, const cg_step *step, int64_t pixels,
-                                   int64_t block_runs, int64_t max_pixels) {
+                                   int64_t max_pixels) {
     const int64_t threads = plan->target.threads, want = CONV_1X1_ITEMS_PER_THREAD * threads;
     const int64_t tiles = cg_ceil_div(pixels, step->mr);
-    int64_t most_tiles =
-        (max_pixels < CONV_1X1_MAX_ITEM_PIXELS ? max_pixels : CONV_1X1_MAX_ITEM_PIXELS) / step->mr;
+    if (max_pixels > CONV_1X1_MAX_ITEM_PIXELS) max_pixels = CONV_1X1_MAX_ITEM_PIXELS;
+    int64_t most_tiles = max_pixels / step->mr;
     if (most_tiles < 1) most_tiles = 1;
     if (most_tiles > tiles) most_tiles = tiles;
     int64_t enough = 0;
     for (int64_t item_tiles = most_tiles; item_tiles >= 1; item_tiles--) {
         const int64_t runs = cg_ceil_div(tiles, item_tiles);
-        if (runs * block_runs < want) continue;
-        if (runs * block_runs % threads == 0) return runs;
+        if (runs < want) continue;
+        if (runs % threads == 0) return runs;
         if (!enough) enough = runs;
     }
     return enough ? enough : tiles;
@@ -88,27 +87,12 @@ void cg_plan_conv_1x1(const cg_plan *plan, cg_step *step) {
     step->w_prefetch = 0;
     step->plane_run = 0;
     step->item_rows = 0;
-    /* Items: runs of pixels x runs of channel blocks. Each pixel run reads all of its blocks'
-     * weights, each block run all of its pixels' inputs; the pair of run counts that moves
-     * the fewest bytes wins, with CONV_1X1_ITEMS_PER_THREAD items a thread, and an item's
-     * partial sums (pixels x blocks x NR floats) within a quarter of the L2. */
+    step->block_run = 0;
+    /* Items: runs of pixels, an item's partial sums (pixels x NR floats) within a quarter of
+     * the L2 so that they wait there between chunks. */
     const int64_t pixels = step->src.n * step->count[0] * step->count[1] * step->count[2];
-    const int64_t blocks = cg_ceil_div(step->cout_g, nr);
-    const int64_t weight_bytes = blocks * nr * step->cin_g * 4,
-                  input_bytes = pixels * step->cin_g * 4;
-    int64_t best_cost = -1;
-    for (int64_t block_runs = 1; block_runs <= blocks; block_runs++) {
-        const int64_t block_run = cg_ceil_div(blocks, block_runs);
-        if (cg_ceil_div(blocks, block_run) != block_runs) continue; /* same runs as fewer */
-        const int64_t runs = conv_1x1_pixel_runs(plan, step, pixels, block_runs,
-                                                 plan->target.l2_bytes / 4 / (block_run * nr * 4));
-        const int64_t item_pixels = cg_ceil_div(cg_ceil_div(pixels, step->mr), runs) * step->mr;
-        const int64_t cost = runs * weight_bytes + block_runs * input_bytes;
-        if (best_cost < 0 || cost < best_cost) {
-            best_cost = cost;
-            step->block_run = block_run;
-            step->item_pixels = item_pixels;
-            step->work_items = runs * block_runs;
-        }
-    }
+    const int64_t runs =
+        conv_1x1_pixel_runs(plan, step, pixels, plan->target.l2_bytes / 4 / (nr * 4));
+    step->item_pixels = cg_ceil_div(cg_ceil_div(pixels, step->mr), runs) * step->mr;
+    step->work_items = runs;
 }

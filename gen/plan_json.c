@@ -309,7 +309,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {
             put_int(b, obj, "block_run", s->block_run);
-            if (!s->k_chunk) put_int(b, obj, "plane_run", s->plane_run);
+            put_int(b, obj, "plane_run", s->plane_run);
         }
         break;
     case CG_STEP_DW_PARTIAL:
