@@ -310,7 +310,7 @@ static void test_winograd_overrides(void **state) {
         "\"layout\":\"NCHW\",\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3]," \
         "\"pad\":[1,1]}," \
         "{\"name\":\"blocks_nl\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\"," \
-        "\"n\":2,\"c\":50,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
+        "\"n\":2,\"c\":70,\"k\":33,\"input\":[13,10],\"filter\":[3,3],\"pad\":[1,1]},"
 
 /* The x-turning dw kernel with x wider than the edge-case families' (dw_xturn_*: 8 or 16
  * input channels): 3 vectors under a 1x2 filter with padding, 4 vectors 1x1 (db keeps it off
