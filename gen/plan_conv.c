@@ -241,7 +241,8 @@ static int64_t conv_block_items(const cg_plan *plan, cg_step *step) {
  * 32 KiB slice instead, an upper bound, 2.60), its 3x3 stride-2 dx 6.83 -> 6.30, the 7x7
  * 1x1 ones 4-6% faster; 24 ahead gained a little less. Prefetching blocks that fit the L1
  * (64 <- 64 at 56x56, 16 KiB) cost 8% in a sweep's three rounds: the loads for nothing.
- * (Those 1x1 layers of 256 output channels or fewer now take plan_conv_1x1.c's flat GEMM.) */
+ * (Such 1x1 layers into one block, at most 64 channels, over at most 256 input channels now
+ * take plan_conv_1x1.c's flat GEMM.) */
 #define CONV_W_PREFETCH 8
 static int64_t conv_w_prefetch(const cg_plan *plan, const cg_step *step) {
     return !step->depthwise && conv_block_bytes(plan, step) > plan->target.l1_bytes

@@ -16,7 +16,9 @@
  * 5.14 against 5.42, one core 3-16% slower; 128 <- 128 at 56x56 8% slower, 96 <- 192 at 28x28
  * 3%), while one block ran ahead: 64 <- 128 at 112x112 8.51 -> 6.60 ms, 64 <- 64 at 56x56
  * 3-11% and 64 <- 256 1-5% faster over three A/B runs (on one core 2% and 14%). */
-#define CONV_1X1_MAX_BLOCKS 1
+static int one_block(const cg_plan *plan, const cg_step *step) {
+    return step->cout_g <= (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
+}
 
 /* Input channels at most: past 256 (measured with several blocks: 128 <- 512 at 28x28 3.31
  * ms against 3.58 flat, 256 <- 1024 at 14x14 3.00 against 3.41) the reduction of conv.c.in,
@@ -39,10 +41,8 @@ int cg_conv_1x1_applies(const cg_plan *plan, const cg_step *step) {
     const cg_problem *p = &plan->problem;
     /* the partial sums between chunks wait in the output: f32 only */
     const int f32_out = p->dtype == CG_F32 || step->dst.buffer == CG_BUF_WORKSPACE;
-    const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
     return plan->target.isa != CG_ISA_GLSL && !step->depthwise && step->groups == 1 &&
-           cg_prod(step->taps, 3) == 1 && f32_out &&
-           cg_ceil_div(step->cout_g, nr) <= CONV_1X1_MAX_BLOCKS &&
+           cg_prod(step->taps, 3) == 1 && f32_out && one_block(plan, step) &&
            step->cin_g <= CONV_1X1_MAX_CIN && sole_phase_or_fwd(plan, step);
 }
 
@@ -84,10 +84,7 @@ void cg_plan_conv_1x1(const cg_plan *plan, cg_step *step) {
                                          : cg_tile_mr(plan->target.isa, step->nv, 0);
     const int64_t nr = (int64_t)step->nv * budget->vlen;
     step->k_chunk = conv_1x1_k_chunk(plan, step->cin_g, nr);
-    step->w_prefetch = 0;
-    step->plane_run = 0;
-    step->item_rows = 0;
-    step->block_run = 0;
+    /* w_prefetch, item_rows, block_run and plane_run stay 0 (cg_plan_add_step): conv.c.in's */
     /* Items: runs of pixels, an item's partial sums (pixels x NR floats) within a quarter of
      * the L2 so that they wait there between chunks. */
     const int64_t pixels = step->src.n * step->count[0] * step->count[1] * step->count[2];
