@@ -808,6 +808,26 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
         cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
         return "cpu/dw_1x1_gemm.c.in";
+    case CG_STEP_DW_SPLIT_1X1:
+        cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
+        cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
+        cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
+        cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(p->dtype));
+        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
+        set_triple(v, "IN", s->src.logical);
+        set_triple(v, "OUT", s->src2.logical);
+        set_triple(v, "S", s->stride);
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "CIN", s->cin_g);
+        cg_values_int(v, "COUT", s->cout_g);
+        cg_values_int(v, "COUT_PAD", s->cout_pad);
+        cg_values_int(v, "MR", s->mr);
+        cg_values_int(v, "NV", s->nv);
+        cg_values_int(v, "SPLITS", s->splits);
+        cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
+        cg_values_int(v, "GROUP_BLOCKS", s->block_run);
+        cg_values_int(v, "CHUNK_UNITS", s->item_rows);
+        return "cpu/dw_1x1_split.c.in";
     case CG_STEP_PLANAR_PHASES:
         set_planar_tile(v, s, p->dtype);
         set_planar_phase_taps(v, s);

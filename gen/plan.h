@@ -65,6 +65,9 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_DW_IN,  /* staged Winograd dw: tile rows of x and dy -> V and U (workspace) */
     CG_STEP_DEPTHWISE_ROWS_DW, /* depthwise 2-D dw (and db) on NC.. planes, lanes along dy rows,
                                   the taps' x rows held in registers; items as FLAT_DW's */
+    CG_STEP_DW_SPLIT_1X1, /* 1x1 dw on channels-last tensors, long reductions: partial sums of
+                             a GEMM split along the pixels, x and dy read in place (block_run:
+                             output channel blocks per item, item_rows: units per chunk) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 

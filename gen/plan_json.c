@@ -285,6 +285,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         break;
     case CG_STEP_DEPTHWISE_FLAT_DW:
     case CG_STEP_DEPTHWISE_ROWS_DW: put_int(b, obj, "channel_block", s->row_block); break;
+
     case CG_STEP_PACK_W:
         put_weights(b, obj, s);
         if (s->pack_rows > 0) put_int(b, obj, "pack_rows", s->pack_rows);
@@ -316,7 +317,12 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_DW_DEPTHWISE_PARTIAL:
     case CG_STEP_DB_PARTIAL:
     case CG_STEP_PLANAR_DW_GEMM:
+    case CG_STEP_DW_SPLIT_1X1:
         if (s->kind == CG_STEP_PLANAR_DW_GEMM) put_int(b, obj, "row_chunk", s->row_block);
+        if (s->kind == CG_STEP_DW_SPLIT_1X1) {
+            put_int(b, obj, "block_group", s->block_run);
+            put_int(b, obj, "chunk_units", s->item_rows);
+        }
         if (s->with_weight) put_view(b, obj, "src", &s->src);
         put_view(b, obj, "src2", &s->src2);
         put_reduction(b, obj, s);

@@ -374,7 +374,9 @@ static void test_dw_block_runs(void **state) {
  * staged once for the run (3 panels, the last short). Taps in x's padding (skipped rows,
  * clipped columns): 3x3 stride 2 with db, bf16 with row dilation 2, asymmetric padding and
  * column stride 2, f16 1-D of 5 taps, and 3x3 stride 2 on 120 channels in runs (9 taps x 3
- * panels staged once). With a claimed 32 KiB L2 the runs stage per block instead. */
+ * panels staged once), under a claimed 2 MiB L2. With a claimed 32 KiB L2 the runs stage per
+ * block instead. The 1x1
+ * problems ask db too (alone, a channels-last 1x1 dw takes the split GEMM). */
 #define XS3_RUNS                                                                          \
     "{\"name\":\"xs3_runs\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","         \
     "\"n\":2,\"c\":120,\"k\":256,\"input\":[11,11],\"filter\":[3,3],\"stride\":[2,2],"          \
@@ -385,13 +387,16 @@ static void test_dw_x_staged(void **state) {
         "{\"problems\": ["
         "{\"name\":\"xs_bias\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
         "\"layout\":\"NHWC\",\"n\":2,\"c\":100,\"k\":70,\"input\":[9,10],\"filter\":[1,1]},"
-        "{\"name\":\"xs_s2_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "{\"name\":\"xs_s2_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],"
+        "\"dtype\":\"bf16\",\"layout\":\"NHWC\","
         "\"n\":1,\"c\":130,\"k\":40,\"input\":[11,9],\"filter\":[1,1],\"stride\":[2,2]},"
-        "{\"name\":\"xs_line_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
+        "{\"name\":\"xs_line_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],"
+        "\"dtype\":\"f16\",\"layout\":\"NWC\","
         "\"n\":2,\"c\":96,\"k\":33,\"input\":[50],\"filter\":[1],\"stride\":[3]},"
         "{\"name\":\"xs_g2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":2,\"c\":192,\"k\":64,\"groups\":2,\"input\":[6,7],\"filter\":[1,1]},"
-        "{\"name\":\"xs_runs\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "{\"name\":\"xs_runs\",\"op\":[\"bwd_weight\",\"bwd_bias\"],"
+        "\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]},"
         "{\"name\":\"xs3_s2_bias\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
         "\"layout\":\"NHWC\",\"n\":2,\"c\":100,\"k\":70,\"input\":[9,10],\"filter\":[3,3],"
@@ -402,16 +407,19 @@ static void test_dw_x_staged(void **state) {
         "{\"name\":\"xs3_line_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
         "\"n\":2,\"c\":96,\"k\":33,\"input\":[20],\"filter\":[5],\"stride\":[2],\"pad\":[2]},"
         XS3_RUNS "]}";
-    check_override_pack("dw_x_staged", config, "{}", NULL,
+    /* caches claimed as the Intel Xeon's (2 MiB L2), where the 3x3 runs' panels fit a quarter
+     * of it: on a 1 MiB L2 (Zen 5) the 120-channel run stages per block */
+    check_override_pack("dw_x_staged", config, "{}",
+                        "CONVGRAD_L1_BYTES=49152 CONVGRAD_L2_BYTES=2097152",
                         "d=%s/src; test $(grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | wc -l) "
-                        "-eq 23 && grep -q 'define XPANEL 72' $d/*bwdw*__avx512.c && "
+                        "-eq 26 && grep -q 'define XPANEL 72' $d/*bwdw*__avx512.c && "
                         "grep -l 'define X_STAGED 1 ' $d/*bwdw*.c | xargs grep -l "
                         "'define BLOCK_RUN [2-9]' | xargs grep -l 'define X_STAGED_ONCE 1 ' | "
                         "grep -q . && test $(grep -l 'define X_STAGED_ONCE 1 ' "
                         "$d/*bwdw_k3x3s2x2*__avx512.c | wc -l) -eq 2");
     static const char runs[] =
         "{\"problems\": ["
-        "{\"name\":\"xs_runs_per_block\",\"op\":\"bwd_weight\",\"dtype\":\"f32\","
+        "{\"name\":\"xs_runs_per_block\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
         "\"layout\":\"NHWC\",\"n\":2,\"c\":120,\"k\":256,\"input\":[8,8],\"filter\":[1,1]},"
         XS3_RUNS "]}";
     check_override_pack("dw_x_staged_per_block", runs, "{}", "CONVGRAD_L2_BYTES=32768",
@@ -883,6 +891,57 @@ static void test_dw_1x1_gemm_kernels(void **state) {
                         "grep -q 'define KPANEL 40 ' %s/src/*xbwdw*__avx512.c");
 }
 
+/* 1x1 dw alone on channels-last tensors as a GEMM split along the pixels (dw_1x1_split) and
+ * its reduce, each CPU ISA: tails of input channels (a short tile) and of output channels (a
+ * last vector of 8 lanes, blocks of 3 vectors), strides 2 x 2 and 3 x 1 (units of whole dy
+ * rows, x pixels S2 apart), 1-D and 3-D strided, f16 and bf16, 7x7 planes whose input channels
+ * are not whole blocks, groups of blocks, one output channel; a forced 5 x 2 tile and 3 splits
+ * of 11 dy rows at a column stride of 2, in chunks of 9 rows and 2; dw pre-filled with NaN. */
+static void test_dw_1x1_split_kernels(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"flat\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":70,\"k\":40,"
+        "\"input\":[9,11],\"filter\":[1,1]},"
+        "{\"name\":\"s22\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":3,\"c\":33,\"k\":80,"
+        "\"input\":[13,12],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"s31\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":1,\"c\":17,\"k\":131,"
+        "\"input\":[10,17],\"filter\":[1,1],\"stride\":[3,1]},"
+        "{\"name\":\"line\",\"op\":\"bwd_weight\",\"layout\":\"NWC\",\"n\":2,\"c\":24,\"k\":16,"
+        "\"input\":[301],\"filter\":[1],\"stride\":[2]},"
+        "{\"name\":\"vol\",\"op\":\"bwd_weight\",\"layout\":\"NDHWC\",\"n\":1,\"c\":12,\"k\":20,"
+        "\"input\":[5,6,7],\"filter\":[1,1,1],\"stride\":[1,2,2]},"
+        "{\"name\":\"h16\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"dtype\":\"f16\",\"n\":2,"
+        "\"c\":64,\"k\":64,\"input\":[12,12],\"filter\":[1,1]},"
+        "{\"name\":\"b16\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"dtype\":\"bf16\",\"n\":2,"
+        "\"c\":48,\"k\":72,\"input\":[18,17],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"small\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":4,\"c\":70,\"k\":96,"
+        "\"input\":[7,7],\"filter\":[1,1]},"
+        "{\"name\":\"groups\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":1100,"
+        "\"k\":200,\"input\":[9,9],\"filter\":[1,1]},"
+        "{\"name\":\"k1\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":5,\"k\":1,"
+        "\"input\":[20,20],\"filter\":[1,1]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("dw_1x1_split", problems, count, 0, dir);
+    /* the path under test is really planned: every problem on every ISA, and the 1100-channel
+     * problem's 4 blocks in groups of fewer (a block's slice is 275 KiB) */
+    snprintf(grep, sizeof grep,
+             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 30 && "
+             "grep -l 'define CIN 1100$' %s/src/*cbwdw*__avx512.c | "
+             "xargs grep -q 'define GROUP_BLOCKS [1-3] '", dir, dir);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_every_isa(dir, problems, count, "dw_1x1_split");
+    free(problems);
+    static const char forced[] =
+        "{\"problems\": ["
+        "{\"name\":\"forced\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":3,\"c\":23,\"k\":50,"
+        "\"input\":[11,13],\"filter\":[1,1],\"stride\":[1,2]}]}";
+    check_override_pack("dw_1x1_split_forced", forced, "{\"mr\": 5, \"nv\": 2, \"splits\": 3}",
+                        NULL, "grep -q 'define CHUNK_UNITS 9 ' %s/src/*cbwdw*_5x32_sk3_*__avx512.c");
+}
+
 /* Depthwise dx and dw alone on small planes, a vector of channels turned channels-last at a
  * time (depthwise_turned_dx/dw), each CPU ISA: stride 2 on 14x14, planes in several bands with
  * a short last one (stride-1 dx on rows of 40, too wide for the flat kernel, and stride 2), dilation with asymmetric padding and a column stride of
@@ -1243,6 +1302,7 @@ int main(void) {
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
+        cmocka_unit_test(test_dw_1x1_split_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),

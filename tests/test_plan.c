@@ -1055,7 +1055,8 @@ static void test_folded_1x1_dw(void **state) {
  * (1 MiB) L2: 1024 channels in 22 panels of 4 rows of 14 pixels (the rows cut to 4 so that x
  * fits that quarter) take 236 KiB; 2048 channels in 6-row blocks (a partial slice past twice
  * the L2 keeps them) would take 693 KiB, staged per block. With x staged, two blocks make a run
- * (70 output channels: 2 blocks of 64); one block (64) has none: per block. */
+ * (70 output channels: 2 blocks of 64); one block (64) has none: per block. The 1x1 problems
+ * ask db too: a channels-last 1x1 dw alone takes the split GEMM (test_dw_split_1x1). */
 static void test_dw_x_staged_plan(void **state) {
     (void)state;
     static const struct {
@@ -1064,24 +1065,24 @@ static void test_dw_x_staged_plan(void **state) {
         int64_t panel;
         int once;
     } cases[] = {
-        {"bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 1},
-        {"bwdw_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 48, 1},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 1},
+        {"bwdw-bwdb_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 48, 1},
         {"bwdw-bwdb_f32_nhwc_g1mb2ic100oc70_i9x10_o9x10_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 42, 1},
         /* one output-channel block: no run, staged per block */
-        {"bwdw_f32_nhwc_g1mb8ic256oc64_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic256oc64_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
         /* 5 tiles (13 x 2: wide rows), but 8 output-channel blocks to share the staged rows, so
          * panels of one tile (3 rows of 56 pixels: a third of the L1 holds 24 channels); one
          * block does not */
-        {"bwdw_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 13, 1},
-        {"bwdw_f32_nhwc_g1mb8ic2048oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
-        {"bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 13, 1},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic2048oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
         /* a filter: every tap's x pixels staged (from 64 input channels on), per block (the 9
          * taps' panels pass a quarter of the L2); not 3 input channels */
         {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 42, 0},
         {"bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0, 0, 0},
         {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0, 0},
         {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
-        {"bwdw_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_plan *plan;
@@ -1186,6 +1187,80 @@ static void test_dw_1x1_gemm(void **state) {
         cg_problem p = parse(elsewhere[c]);
         cg_plan *plan = plan_for(&p, &base_target);
         assert_int_equal(count_kind(plan, CG_STEP_DW_GEMM_1X1), 0);
+        free(plan);
+    }
+}
+
+/* A dense 1x1 dw alone on channels-last tensors past the in-place GEMM's planes (and on those
+ * where its whole 64-channel blocks do not divide C): one DW_SPLIT_1X1 step of partial sums and
+ * its reduce. Tile 6 x 4 on AVX-512 (fewer vectors for fewer output channels), partial rows of
+ * whole vectors; chunks of 64 pixels (a third of the 48 KiB L1 over a 4-vector block's dy
+ * floats), whole dy rows where strided; blocks per item within a quarter of the 1 MiB L2 (C x
+ * 64 floats a block: 4 at 256 channels, 2 at 512); at least 4 items a thread, from splits of at
+ * least 512 pixels, else more groups of blocks, then more splits. */
+static void test_dw_split_1x1(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int mr, nv;
+        int64_t cout_pad, chunk, group, splits, items;
+    } cases[] = {
+        /* 2 blocks in one group: 8 splits of 3136 pixels */
+        {"bwdw_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 128, 64, 2, 8, 8},
+        /* 16 blocks in 8 groups of 2: one split (1568 pixels would allow 3) */
+        {"bwdw_f32_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 6, 4, 1024, 4, 2, 1, 8},
+        /* one block (64 channels) of 256-channel slices: 8 splits (12544 pixels allow 24) */
+        {"bwdw_f32_nhwc_g1mb16ic256oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 64, 64, 1, 8, 8},
+        /* 40 output channels: 3 vectors (the last half used), 9 rows; 198 pixels: as many
+         * splits as chunks of 64 pixels, 4, short of 8 items */
+        {"bwdw_f32_nhwc_g1mb2ic70oc40_i9x11_o9x11_f1x1_s1x1_d1x1_pl0x0_ph0x0", 9, 3, 48, 64, 1, 4, 4},
+        /* 7x7 planes whose input channels are not whole 64-channel blocks: 2 blocks in groups
+         * of one, for 8 items of 4 splits */
+        {"bwdw_f32_nhwc_g1mb4ic70oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 96, 64, 1, 4, 8},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &base_target);
+        assert_int_equal(plan->step_count, 2);
+        const cg_step *gemm = find_kind(plan, CG_STEP_DW_SPLIT_1X1);
+        const cg_step *reduce = find_kind(plan, CG_STEP_REDUCE);
+        assert_non_null(gemm);
+        assert_non_null(reduce);
+        if (gemm->mr != cases[c].mr || gemm->nv != cases[c].nv || gemm->cout_pad != cases[c].cout_pad ||
+            gemm->item_rows != cases[c].chunk || gemm->block_run != cases[c].group ||
+            gemm->splits != cases[c].splits || gemm->work_items != cases[c].items)
+            fail_msg("%s: tile %d x %d, cout_pad %lld, chunk %lld, group %lld, splits %lld, items "
+                     "%lld", cases[c].problem, gemm->mr, gemm->nv, (long long)gemm->cout_pad,
+                     (long long)gemm->item_rows, (long long)gemm->block_run,
+                     (long long)gemm->splits, (long long)gemm->work_items);
+        assert_true(gemm->src.buffer == CG_T_X && gemm->src2.buffer == CG_T_DY);
+        assert_int_equal(reduce->splits, gemm->splits);
+        assert_int_equal(plan->dw_splits, gemm->splits);
+        assert_int_equal(plan->workspace_bytes, gemm->splits * p.c * gemm->cout_pad * 4);
+        free(plan);
+    }
+    /* forced splits are kept, within one chunk of pixels each */
+    cg_target forced = base_target;
+    forced.force_splits = 1000;
+    cg_plan *plan;
+    const cg_step *gemm = planned_step(cases[3].problem, &forced, CG_STEP_DW_SPLIT_1X1, &plan);
+    assert_int_equal(gemm->splits, 4);
+    free(plan);
+    forced.force_splits = 2;
+    assert_int_equal(planned_step(cases[0].problem, &forced, CG_STEP_DW_SPLIT_1X1, &plan)->splits, 2);
+    free(plan);
+    static const char *const elsewhere[] = {
+        "bwdw-bwdb_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nhwc_g2mb2ic128oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+    };
+    for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
+        cg_problem p = parse(elsewhere[c]);
+        plan = plan_for(&p, &base_target);
+        assert_int_equal(count_kind(plan, CG_STEP_DW_SPLIT_1X1), 0);
         free(plan);
     }
 }
@@ -1295,7 +1370,7 @@ static void test_x_turned_dw(void **state) {
  * 3-vector blocks pad more than an eighth of their lanes (53 in 96, ResNet's 64 in 96),
  * strided rows, channels-last tensors, AVX2 and forced tiles keep the widest tile (channels-last
  * rows of 28 pixels and more: 2-vector blocks, except on Intel CPUs); on Intel's AVX-512 the
- * narrow tile takes 2 vectors x 14 rows. */
+ * narrow tile takes 2 vectors x 14 rows. (Channels-last 1x1 with db: alone, the split GEMM.) */
 static void test_narrow_turned_dy_tile(void **state) {
     (void)state;
     static const struct {
@@ -1308,9 +1383,9 @@ static void test_narrow_turned_dy_tile(void **state) {
         {"bwdw_f32_nchw_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
         {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
         /* channels-last: not the narrow tile, the wide rows' 2-vector one (wide_row_tile) */
-        {"bwdw_f32_nhwc_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 14, 2},
-        {"bwdw_f32_nhwc_g1mb32ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
-        {"bwdw_f32_nhwc_g1mb32ic16oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
+        {"bwdw-bwdb_f32_nhwc_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 14, 2},
+        {"bwdw-bwdb_f32_nhwc_g1mb32ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
+        {"bwdw-bwdb_f32_nhwc_g1mb32ic16oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, 6, 4},
         {"bwdw_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX2, 6, 2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -1685,9 +1760,9 @@ static void test_depthwise_in_place(void **state) {
     plan = plan_for(&bias, &base_target);
     assert_non_null(find_kind(plan, CG_STEP_TO_CL));
     free(plan);
-    /* a dense dw alone in f16: dy in place (staged and converted by the kernel), x in place
-     * (broadcasts converted one by one) */
-    cg_problem dense = parse("bwdw_f16_nhwc_g1mb2ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0");
+    /* a dense dw (and db) in f16: dy in place (staged and converted by the kernel), x in place
+     * (broadcasts converted one by one); alone, the split GEMM reads both in place too */
+    cg_problem dense = parse("bwdw-bwdb_f16_nhwc_g1mb2ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0");
     plan = plan_for(&dense, &base_target);
     const cg_step *to_cl = find_kind(plan, CG_STEP_TO_CL);
     const cg_step *dense_part = find_kind(plan, CG_STEP_DW_PARTIAL);
@@ -2771,6 +2846,7 @@ int main(void) {
         cmocka_unit_test(test_intel_depthwise_tile),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
+        cmocka_unit_test(test_dw_split_1x1),
         cmocka_unit_test(test_dw_x_staged_plan),
         cmocka_unit_test(test_dw_x_staged_planar_plan),
         cmocka_unit_test(test_dx_1x1_gemm),

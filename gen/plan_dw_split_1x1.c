@@ -1,0 +1,121 @@
+/* plan_dw_split_1x1.c: dense 1x1 backward weight on channels-last tensors with long
+ * reductions (planes past the in-place GEMM's, plan_dw_1x1.c) as a GEMM split along the
+ * pixels, straight on x and dy (templates/cpu/dw_1x1_split.c.in), then the reduce.
+ *
+ * A channels-last dy pixel is a row of output channels and an x pixel a row of input channels:
+ * the outer-product microkernel reads both in place, one vector load per NB/NV output channels
+ * and one broadcast per input channel. The general dw kernel (plan_dw.c) stages dy and x panels
+ * for the filters it serves; on 1x1 it reached half the FMA peak on ResNet's 56x56 and 28x28
+ * layers, behind oneDNN.
+ */
+#include "plan_internal.h"
+#include "tiles.h"
+
+/* Output channels per tile: 4 vectors on AVX-512 (the 6 x 4 tile of the other dw kernels). */
+#define DW_SPLIT_LANES 64
+
+/* A work item's partial slice (its blocks' output channels x every input channel) is loaded and
+ * stored by every chunk of pixels: within a quarter of the L2 that stays an L2 round trip,
+ * while the chunk's x rows and dy slices take the rest. */
+#define DW_SPLIT_SLICE_L2_SHARE 4
+
+/* A chunk's dy slice for one block (pixels x NB floats) within a third of the L1, where it
+ * stays while every tile of input channels reads it; at most 64 pixels (48 KiB L1, 4-vector
+ * blocks: 48), at least 16, so that reloading the tile's accumulators from the partial each
+ * chunk costs a few percent of its FMAs. */
+#define DW_SPLIT_CHUNK_MIN 16
+#define DW_SPLIT_CHUNK_MAX 64
+
+/* Work items per thread: the runtime's threads take over each other's items where a core is
+ * slowed, so a few each (the reductions run for milliseconds). */
+#define DW_SPLIT_ITEMS_PER_THREAD 4
+
+/* The reduce reads every split's partial (C x K floats each) against the GEMM's 2 x pixels x C
+ * x K FLOPs: at most one split per 512 pixels keeps it under a quarter of a percent of the FMAs'
+ * time (ResNet's 14x14 layers, 1568 pixels at batch 8: 3 splits). */
+#define DW_SPLIT_PIXELS_PER_SPLIT 512
+
+static int split_nv(const cg_plan *plan) {
+    if (plan->target.force_nv > 0) return plan->target.force_nv;
+    return cg_tile_nv(plan->target.isa, plan->problem.k < DW_SPLIT_LANES ? plan->problem.k
+                                                                         : DW_SPLIT_LANES);
+}
+
+static int split_mr(const cg_plan *plan, int nv) {
+    if (plan->target.force_mr > 0) return plan->target.force_mr;
+    return cg_tile_mr(plan->target.isa, nv, plan->problem.c);
+}
+
+int cg_dw_split_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
+    const cg_problem *p = &plan->problem;
+    return plan->target.isa != CG_ISA_GLSL && p->ops == CG_OP_BWD_WEIGHT && p->groups == 1 &&
+           p->channels_last && cg_unpadded_1x1(dims);
+}
+
+/* Pixels per chunk (units of whole dy rows where strided). */
+static int64_t chunk_units(const cg_target *target, const cg_dims *dims, int64_t nb, int flat) {
+    int64_t pixels = target->l1_bytes / 3 / (nb * 4);
+    if (pixels > DW_SPLIT_CHUNK_MAX) pixels = DW_SPLIT_CHUNK_MAX;
+    if (pixels < DW_SPLIT_CHUNK_MIN) pixels = DW_SPLIT_CHUNK_MIN;
+    if (flat) return pixels;
+    const int64_t rows = pixels / dims->out[2];
+    return rows > 1 ? rows : 1;
+}
+
+cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const cg_target *target = &plan->target;
+    const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
+    cg_step *step = cg_planar_add_step(plan, CG_STEP_DW_SPLIT_1X1, msg);
+    if (!step) return CG_ERR_UNSUPPORTED;
+    cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
+    cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->k, dims->out);
+    step->groups = 1;
+    step->cin_g = p->c;
+    step->cout_g = p->k;
+    step->with_weight = 1;
+    int flat = 1;
+    for (int i = 0; i < 3; i++) {
+        step->stride[i] = dims->stride[i];
+        step->dilation[i] = 1;
+        step->out[i] = dims->out[i];
+        step->taps[i] = step->filter[i] = 1;
+        flat &= dims->stride[i] == 1;
+    }
+    step->vlen = budget->vlen;
+    step->nv = split_nv(plan);
+    step->mr = split_mr(plan, step->nv);
+    step->cout_pad = cg_ceil_div(p->k, budget->vlen) * budget->vlen;
+    const int64_t nb = (int64_t)step->nv * budget->vlen, blocks = cg_ceil_div(p->k, nb);
+    const int64_t pixels = p->n * cg_prod(dims->out, 3);
+    const int64_t units = flat ? pixels : pixels / dims->out[2];
+    step->item_rows = chunk_units(target, dims, nb, flat);
+    /* Blocks per item: the partial slice within its L2 share. */
+    const int64_t block_slice = p->c * nb * 4;
+    int64_t group_blocks = target->l2_bytes / DW_SPLIT_SLICE_L2_SHARE / block_slice;
+    if (group_blocks < 1) group_blocks = 1;
+    if (group_blocks > blocks) group_blocks = blocks;
+    int64_t groups = cg_ceil_div(blocks, group_blocks);
+    /* Splits: enough items for every thread, within the reduce's budget; short of items, first
+     * more groups of blocks (x read once more per group, from the L3), then more splits. */
+    const int64_t want = DW_SPLIT_ITEMS_PER_THREAD * (int64_t)target->threads;
+    const int64_t max_units = cg_ceil_div(units, step->item_rows); /* a chunk each at least */
+    int64_t splits = pixels / DW_SPLIT_PIXELS_PER_SPLIT;
+    if (splits < 1) splits = 1;
+    if (splits > cg_ceil_div(want, groups)) splits = cg_ceil_div(want, groups);
+    while (splits * groups < want && group_blocks > 1) {
+        group_blocks--;
+        groups = cg_ceil_div(blocks, group_blocks);
+    }
+    if (splits * groups < want) splits = cg_ceil_div(want, groups);
+    if (target->force_splits > 0) splits = target->force_splits;
+    if (splits > max_units) splits = max_units;
+    step->splits = splits;
+    step->block_run = group_blocks;
+    step->rows = units;
+    step->partial_offset = cg_ws_alloc(plan, splits * p->c * step->cout_pad * 4);
+    step->work_items = splits * cg_ceil_div(blocks, group_blocks);
+    plan->dw_splits = splits;
+    cg_name_step(plan, step, "cbwdw");
+    return cg_plan_add_reduce(plan, step, msg);
+}
