@@ -808,7 +808,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
         cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
         return "cpu/dw_1x1_gemm.c.in";
-    case CG_STEP_DW_SPLIT_1X1:
+    case CG_STEP_DW_SPLIT_CL:
         cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
@@ -817,6 +817,10 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_triple(v, "IN", s->src.logical);
         set_triple(v, "OUT", s->src2.logical);
         set_triple(v, "S", s->stride);
+        set_triple(v, "F", s->filter);
+        set_triple(v, "D", s->dilation);
+        set_triple(v, "P", s->pad_lo);
+        cg_values_int(v, "FLAT", s->pixels_flat);
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "CIN", s->cin_g);
         cg_values_int(v, "COUT", s->cout_g);
@@ -827,7 +831,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         cg_values_int(v, "GROUP_BLOCKS", s->block_run);
         cg_values_int(v, "CHUNK_UNITS", s->item_rows);
-        return "cpu/dw_1x1_split.c.in";
+        return "cpu/dw_split_cl.c.in";
     case CG_STEP_PLANAR_PHASES:
         set_planar_tile(v, s, p->dtype);
         set_planar_phase_taps(v, s);

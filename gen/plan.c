@@ -47,7 +47,7 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
     "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
     "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx", "depthwise_flat_dw",
-    "wino_dw", "wino_dw_out", "wino_dw_in", "depthwise_rows_dw", "dw_split_1x1"};
+    "wino_dw", "wino_dw_out", "wino_dw_in", "depthwise_rows_dw", "dw_split_cl"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -320,10 +320,11 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         if (status == CG_OK) cg_plan_close_regions(plan);
         return status;
     }
-    /* On larger planes, channels-last: a GEMM split along the pixels, then the reduce
-     * (plan_dw_split_1x1.c). */
-    if (cg_dw_split_1x1_applies(plan, &dims)) {
-        status = cg_plan_dw_split_1x1(plan, &dims, msg);
+    /* A dense dw alone on channels-last tensors otherwise (1x1 on larger planes, other filters
+     * of enough channels): a GEMM per tap split along the pixels, then the reduce
+     * (plan_dw_split_cl.c). */
+    if (cg_dw_split_cl_applies(plan, &dims)) {
+        status = cg_plan_dw_split_cl(plan, &dims, msg);
         if (status == CG_OK) cg_plan_close_regions(plan);
         return status;
     }

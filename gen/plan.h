@@ -65,9 +65,9 @@ typedef enum cg_step_kind {
     CG_STEP_WINO_DW_IN,  /* staged Winograd dw: tile rows of x and dy -> V and U (workspace) */
     CG_STEP_DEPTHWISE_ROWS_DW, /* depthwise 2-D dw (and db) on NC.. planes, lanes along dy rows,
                                   the taps' x rows held in registers; items as FLAT_DW's */
-    CG_STEP_DW_SPLIT_1X1, /* 1x1 dw on channels-last tensors, long reductions: partial sums of
-                             a GEMM split along the pixels, x and dy read in place (block_run:
-                             output channel blocks per item, item_rows: units per chunk) */
+    CG_STEP_DW_SPLIT_CL, /* dense dw alone on channels-last tensors: partial sums of a GEMM
+                            per tap split along the pixels, x and dy read in place (block_run:
+                            output channel blocks per item, item_rows: units per chunk) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -146,6 +146,8 @@ typedef struct cg_step {
                             DW_PARTIAL: channel blocks per work item (0: one);
                             DW_GEMM_1X1 channels-last: input channel blocks per work item */
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
+    int pixels_flat;     /* DW_SPLIT_CL: 1x1, stride 1, unpadded: x pixels are dy pixels,
+                            walked as one run over the batch */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
                             work item (of its one channel block) */
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input

@@ -87,10 +87,11 @@ void cg_plan_conv_1x1(const cg_plan *plan, cg_step *step);
 /* plan_dw_1x1.c: a dense 1x1 dw alone on small channels-first planes, one GEMM into dw. */
 int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg);
-/* plan_dw_split_1x1.c: a dense 1x1 dw alone on channels-last tensors (planes past the above),
- * a GEMM split along the pixels into partial sums, and their reduce. */
-int cg_dw_split_1x1_applies(const cg_plan *plan, const cg_dims *dims);
-cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg);
+/* plan_dw_split_cl.c: a dense dw alone on channels-last tensors (1x1 on planes past the above,
+ * or other filters of enough channels), a GEMM per tap split along the pixels into partial
+ * sums, and their reduce. */
+int cg_dw_split_cl_applies(const cg_plan *plan, const cg_dims *dims);
+cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_planar_dw.c: dense and grouped dw (and db) on channels-first planes. */
 cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 

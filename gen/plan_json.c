@@ -317,9 +317,9 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_DW_DEPTHWISE_PARTIAL:
     case CG_STEP_DB_PARTIAL:
     case CG_STEP_PLANAR_DW_GEMM:
-    case CG_STEP_DW_SPLIT_1X1:
+    case CG_STEP_DW_SPLIT_CL:
         if (s->kind == CG_STEP_PLANAR_DW_GEMM) put_int(b, obj, "row_chunk", s->row_block);
-        if (s->kind == CG_STEP_DW_SPLIT_1X1) {
+        if (s->kind == CG_STEP_DW_SPLIT_CL) {
             put_int(b, obj, "block_group", s->block_run);
             put_int(b, obj, "chunk_units", s->item_rows);
         }

@@ -33,7 +33,7 @@ static int within_budget(const cg_plan *plan) {
         case CG_STEP_PLANAR_PHASES:
         case CG_STEP_DW_GEMM_1X1:
         case CG_STEP_DX_GEMM_1X1:
-        case CG_STEP_DW_SPLIT_1X1:
+        case CG_STEP_DW_SPLIT_CL:
             if (s->mr > b->max_mr || s->mr * s->nv + s->nv + 1 > b->registers) return 0;
             break;
         case CG_STEP_DW_DEPTHWISE_PARTIAL:
@@ -102,7 +102,7 @@ cg_status cg_tune_candidates(const cg_problem *problem, const cg_target *target,
         if (k == CG_STEP_CONV || k == CG_STEP_DEPTHWISE || k == CG_STEP_DW_PARTIAL ||
             k == CG_STEP_DW_DEPTHWISE_PARTIAL || k == CG_STEP_DB_PARTIAL ||
             k == CG_STEP_PLANAR_CONV || k == CG_STEP_PLANAR_PHASES || k == CG_STEP_DW_GEMM_1X1 ||
-            k == CG_STEP_DX_GEMM_1X1 || k == CG_STEP_DW_SPLIT_1X1)
+            k == CG_STEP_DX_GEMM_1X1 || k == CG_STEP_DW_SPLIT_CL)
             mr0 = plan->steps[i].mr, nv0 = plan->steps[i].nv;
     }
     int64_t s0 = plan->dw_splits;

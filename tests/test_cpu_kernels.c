@@ -375,10 +375,11 @@ static void test_dw_block_runs(void **state) {
  * clipped columns): 3x3 stride 2 with db, bf16 with row dilation 2, asymmetric padding and
  * column stride 2, f16 1-D of 5 taps, and 3x3 stride 2 on 120 channels in runs (9 taps x 3
  * panels staged once), under a claimed 2 MiB L2. With a claimed 32 KiB L2 the runs stage per
- * block instead. The 1x1
- * problems ask db too (alone, a channels-last 1x1 dw takes the split GEMM). */
+ * block instead. The 1x1 problems and the 3x3 runs ask db too (alone, a channels-last dw of
+ * 64 output channels or more takes the split GEMM). */
 #define XS3_RUNS                                                                          \
-    "{\"name\":\"xs3_runs\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","         \
+    "{\"name\":\"xs3_runs\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","          \
+    "\"layout\":\"NHWC\","                                                                  \
     "\"n\":2,\"c\":120,\"k\":256,\"input\":[11,11],\"filter\":[3,3],\"stride\":[2,2],"          \
     "\"pad\":[1,1]}"
 static void test_dw_x_staged(void **state) {
@@ -891,13 +892,16 @@ static void test_dw_1x1_gemm_kernels(void **state) {
                         "grep -q 'define KPANEL 40 ' %s/src/*xbwdw*__avx512.c");
 }
 
-/* 1x1 dw alone on channels-last tensors as a GEMM split along the pixels (dw_1x1_split) and
- * its reduce, each CPU ISA: tails of input channels (a short tile) and of output channels (a
- * last vector of 8 lanes, blocks of 3 vectors), strides 2 x 2 and 3 x 1 (units of whole dy
+/* Dense dw alone on channels-last tensors as a GEMM per tap split along the pixels
+ * (dw_split_cl) and its reduce, each CPU ISA: tails of input channels (a short tile) and of
+ * output channels (a last vector of 8 lanes, blocks of 3 vectors), strides 2 x 2 and 3 x 1 (units of whole dy
  * rows, x pixels S2 apart), 1-D and 3-D strided, f16 and bf16, 7x7 planes whose input channels
- * are not whole blocks, groups of blocks, one output channel; a forced 5 x 2 tile and 3 splits
+ * are not whole blocks, groups of blocks, one output channel; filters of several taps: 3x3
+ * stride 2 padded, 3x2 dilated with a column stride and asymmetric padding, 1-D of 5 taps
+ * (f16), 3-D strided, a padded 1x1 (bf16), a 4x4 reaching past a 3x4 input on every side
+ * (taps with no pixel, rows and columns clipped); a forced 5 x 2 tile and 3 splits
  * of 11 dy rows at a column stride of 2, in chunks of 9 rows and 2; dw pre-filled with NaN. */
-static void test_dw_1x1_split_kernels(void **state) {
+static void test_dw_split_cl_kernels(void **state) {
     (void)state;
     static const char config[] =
         "{\"problems\": ["
@@ -920,25 +924,39 @@ static void test_dw_1x1_split_kernels(void **state) {
         "{\"name\":\"groups\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":1100,"
         "\"k\":200,\"input\":[9,9],\"filter\":[1,1]},"
         "{\"name\":\"k1\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":5,\"k\":1,"
-        "\"input\":[20,20],\"filter\":[1,1]}]}";
+        "\"input\":[20,20],\"filter\":[1,1]},"
+        "{\"name\":\"t3s2\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":40,"
+        "\"k\":70,\"input\":[13,12],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"t_dil\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":1,\"c\":17,"
+        "\"k\":64,\"input\":[10,17],\"filter\":[3,2],\"stride\":[1,2],\"dilation\":[2,1],"
+        "\"pad_lo\":[2,0],\"pad_hi\":[1,2]},"
+        "{\"name\":\"t_line\",\"op\":\"bwd_weight\",\"layout\":\"NWC\",\"dtype\":\"f16\","
+        "\"n\":2,\"c\":24,\"k\":80,\"input\":[61],\"filter\":[5],\"stride\":[2],\"pad\":[2]},"
+        "{\"name\":\"t_vol\",\"op\":\"bwd_weight\",\"layout\":\"NDHWC\",\"n\":1,\"c\":16,"
+        "\"k\":64,\"input\":[5,6,7],\"filter\":[3,3,3],\"stride\":[1,2,2],\"pad\":[1,1,1]},"
+        "{\"name\":\"t_pad1x1\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"dtype\":\"bf16\","
+        "\"n\":2,\"c\":32,\"k\":72,\"input\":[9,9],\"filter\":[1,1],\"pad_lo\":[1,0],"
+        "\"pad_hi\":[0,2]},"
+        "{\"name\":\"t_beyond\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":1,\"c\":16,"
+        "\"k\":64,\"input\":[3,4],\"filter\":[4,4],\"pad\":[3,3]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
-    build_cpu_pack("dw_1x1_split", problems, count, 0, dir);
+    build_cpu_pack("dw_split_cl", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA, and the 1100-channel
      * problem's 4 blocks in groups of fewer (a block's slice is 275 KiB) */
     snprintf(grep, sizeof grep,
-             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 30 && "
+             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 48 && "
              "grep -l 'define CIN 1100$' %s/src/*cbwdw*__avx512.c | "
              "xargs grep -q 'define GROUP_BLOCKS [1-3] '", dir, dir);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "dw_1x1_split");
+    check_pack_on_every_isa(dir, problems, count, "dw_split_cl");
     free(problems);
     static const char forced[] =
         "{\"problems\": ["
         "{\"name\":\"forced\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":3,\"c\":23,\"k\":50,"
         "\"input\":[11,13],\"filter\":[1,1],\"stride\":[1,2]}]}";
-    check_override_pack("dw_1x1_split_forced", forced, "{\"mr\": 5, \"nv\": 2, \"splits\": 3}",
+    check_override_pack("dw_split_cl_forced", forced, "{\"mr\": 5, \"nv\": 2, \"splits\": 3}",
                         NULL, "grep -q 'define CHUNK_UNITS 9 ' %s/src/*cbwdw*_5x32_sk3_*__avx512.c");
 }
 
@@ -1302,7 +1320,7 @@ int main(void) {
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
-        cmocka_unit_test(test_dw_1x1_split_kernels),
+        cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),

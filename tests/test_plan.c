@@ -1056,7 +1056,7 @@ static void test_folded_1x1_dw(void **state) {
  * fits that quarter) take 236 KiB; 2048 channels in 6-row blocks (a partial slice past twice
  * the L2 keeps them) would take 693 KiB, staged per block. With x staged, two blocks make a run
  * (70 output channels: 2 blocks of 64); one block (64) has none: per block. The 1x1 problems
- * ask db too: a channels-last 1x1 dw alone takes the split GEMM (test_dw_split_1x1). */
+ * ask db too: a channels-last dw alone takes the split GEMM (test_dw_split_cl). */
 static void test_dw_x_staged_plan(void **state) {
     (void)state;
     static const struct {
@@ -1078,9 +1078,9 @@ static void test_dw_x_staged_plan(void **state) {
         {"bwdw-bwdb_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
         /* a filter: every tap's x pixels staged (from 64 input channels on), per block (the 9
          * taps' panels pass a quarter of the L2); not 3 input channels */
-        {"bwdw_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 42, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 42, 0},
         {"bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0, 0, 0},
-        {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0, 0},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0, 0},
         {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
         {"bwdw-bwdb_f32_nhwc_g1mb8ic32oc64_i20x20_o20x20_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
     };
@@ -1191,14 +1191,15 @@ static void test_dw_1x1_gemm(void **state) {
     }
 }
 
-/* A dense 1x1 dw alone on channels-last tensors past the in-place GEMM's planes (and on those
- * where its whole 64-channel blocks do not divide C): one DW_SPLIT_1X1 step of partial sums and
- * its reduce. Tile 6 x 4 on AVX-512 (fewer vectors for fewer output channels), partial rows of
+/* A dense dw alone on channels-last tensors: 1x1 unpadded past the in-place GEMM's planes (and
+ * on those where its whole 64-channel blocks do not divide C), or any filter (padding, taps)
+ * from 16 input and 64 output channels where Winograd declines: one DW_SPLIT_CL step of
+ * partial sums (work items by split, tap and group of blocks) and its reduce. Tile 6 x 4 on AVX-512 (fewer vectors for fewer output channels), partial rows of
  * whole vectors; chunks of 64 pixels (a third of the 48 KiB L1 over a 4-vector block's dy
  * floats), whole dy rows where strided; blocks per item within a quarter of the 1 MiB L2 (C x
  * 64 floats a block: 4 at 256 channels, 2 at 512); at least 4 items a thread, from splits of at
  * least 512 pixels, else more groups of blocks, then more splits. */
-static void test_dw_split_1x1(void **state) {
+static void test_dw_split_cl(void **state) {
     (void)state;
     static const struct {
         const char *problem;
@@ -1207,6 +1208,10 @@ static void test_dw_split_1x1(void **state) {
     } cases[] = {
         /* 2 blocks in one group: 8 splits of 3136 pixels */
         {"bwdw_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 128, 64, 2, 8, 8},
+        /* 3x3 stride 2: a group per tap, 9 items of one split; chunks of 2 rows of 28 */
+        {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 6, 4, 128, 2, 2, 1, 9},
+        /* a padded 1x1 runs by rows too (4 of 16 pixels a chunk) */
+        {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 6, 4, 64, 4, 1, 8, 8},
         /* 16 blocks in 8 groups of 2: one split (1568 pixels would allow 3) */
         {"bwdw_f32_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 6, 4, 1024, 4, 2, 1, 8},
         /* one block (64 channels) of 256-channel slices: 8 splits (12544 pixels allow 24) */
@@ -1222,7 +1227,7 @@ static void test_dw_split_1x1(void **state) {
         cg_problem p = parse(cases[c].problem);
         cg_plan *plan = plan_for(&p, &base_target);
         assert_int_equal(plan->step_count, 2);
-        const cg_step *gemm = find_kind(plan, CG_STEP_DW_SPLIT_1X1);
+        const cg_step *gemm = find_kind(plan, CG_STEP_DW_SPLIT_CL);
         const cg_step *reduce = find_kind(plan, CG_STEP_REDUCE);
         assert_non_null(gemm);
         assert_non_null(reduce);
@@ -1236,31 +1241,34 @@ static void test_dw_split_1x1(void **state) {
         assert_true(gemm->src.buffer == CG_T_X && gemm->src2.buffer == CG_T_DY);
         assert_int_equal(reduce->splits, gemm->splits);
         assert_int_equal(plan->dw_splits, gemm->splits);
-        assert_int_equal(plan->workspace_bytes, gemm->splits * p.c * gemm->cout_pad * 4);
+        assert_int_equal(gemm->pixels_flat, strstr(cases[c].problem, "f1x1_s1x1_d1x1_pl0x0") != NULL);
+        assert_int_equal(plan->workspace_bytes, gemm->splits * gemm->taps[0] * gemm->taps[1] *
+                                                    gemm->taps[2] * p.c * gemm->cout_pad * 4);
         free(plan);
     }
     /* forced splits are kept, within one chunk of pixels each */
     cg_target forced = base_target;
     forced.force_splits = 1000;
     cg_plan *plan;
-    const cg_step *gemm = planned_step(cases[3].problem, &forced, CG_STEP_DW_SPLIT_1X1, &plan);
+    const cg_step *gemm = planned_step(cases[5].problem, &forced, CG_STEP_DW_SPLIT_CL, &plan);
     assert_int_equal(gemm->splits, 4);
     free(plan);
     forced.force_splits = 2;
-    assert_int_equal(planned_step(cases[0].problem, &forced, CG_STEP_DW_SPLIT_1X1, &plan)->splits, 2);
+    assert_int_equal(planned_step(cases[0].problem, &forced, CG_STEP_DW_SPLIT_CL, &plan)->splits, 2);
     free(plan);
     static const char *const elsewhere[] = {
         "bwdw-bwdb_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nchw_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
-        "bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
-        "bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", /* Winograd */
+        "bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2",
+        "bwdw_f32_nhwc_g1mb8ic32oc32_i56x56_o56x56_f3x3_s1x1_d2x2_pl2x2_ph2x2",
         "bwdw_f32_nhwc_g2mb2ic128oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
     };
     for (size_t c = 0; c < sizeof elsewhere / sizeof elsewhere[0]; c++) {
         cg_problem p = parse(elsewhere[c]);
         plan = plan_for(&p, &base_target);
-        assert_int_equal(count_kind(plan, CG_STEP_DW_SPLIT_1X1), 0);
+        assert_int_equal(count_kind(plan, CG_STEP_DW_SPLIT_CL), 0);
         free(plan);
     }
 }
@@ -1946,8 +1954,8 @@ static const struct split_case {
 } split_cases[] = {
     /* IREE's shape: 1 tile, want 16 (2 threads) or 128 (16 threads); 36 KiB per partial caps
      * 128 at 1088 / 36 = 30 */
-    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 16},
-    {"bwdw_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 30},
+    {"bwdw-bwdb_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 16},
+    {"bwdw-bwdb_f32_nhwc_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 30},
     /* K = C = 1024: 16 tiles cover 16 items; with 16 threads the 36 MiB partial caps S at 1 */
     {"bwdw_f32_nchw_g1mb16ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
     {"bwdw_f32_nchw_g1mb16ic1024oc1024_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16, 1},
@@ -2270,7 +2278,7 @@ static void test_dw_block_runs(void **state) {
         {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4},
         {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 4, 2},
         {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 56, 2},
-        {"bwdw_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2},
         {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4},
         {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1},
     };
@@ -2303,8 +2311,8 @@ static void test_dw_block_runs(void **state) {
         const char *problem;
         int64_t splits, block_run;
     } large_l3[] = {
-        {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4},
-        {"bwdw_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4},
     };
     for (size_t c = 0; c < sizeof large_l3 / sizeof large_l3[0]; c++) {
         cg_problem p = parse(large_l3[c].problem);
@@ -2846,7 +2854,7 @@ int main(void) {
         cmocka_unit_test(test_intel_depthwise_tile),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
-        cmocka_unit_test(test_dw_split_1x1),
+        cmocka_unit_test(test_dw_split_cl),
         cmocka_unit_test(test_dw_x_staged_plan),
         cmocka_unit_test(test_dw_x_staged_planar_plan),
         cmocka_unit_test(test_dx_1x1_gemm),

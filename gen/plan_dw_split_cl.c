@@ -1,12 +1,13 @@
-/* plan_dw_split_1x1.c: dense 1x1 backward weight on channels-last tensors with long
- * reductions (planes past the in-place GEMM's, plan_dw_1x1.c) as a GEMM split along the
- * pixels, straight on x and dy (templates/cpu/dw_1x1_split.c.in), then the reduce.
+/* plan_dw_split_cl.c: dense backward weight alone on channels-last tensors as a GEMM per
+ * filter tap, split along the pixels, straight on x and dy (templates/cpu/dw_split_cl.c.in),
+ * then the reduce: 1x1 unpadded filters on planes past the in-place GEMM's (plan_dw_1x1.c),
+ * and other filters (taps, padding) where Winograd declines.
  *
  * A channels-last dy pixel is a row of output channels and an x pixel a row of input channels:
  * the outer-product microkernel reads both in place, one vector load per NB/NV output channels
- * and one broadcast per input channel. The general dw kernel (plan_dw.c) stages dy and x panels
- * for the filters it serves; on 1x1 it reached half the FMA peak on ResNet's 56x56 and 28x28
- * layers, behind oneDNN.
+ * and one broadcast per input channel; a tap only shifts where x is read, its padding clipping
+ * rows and columns. The general dw kernel (plan_dw.c) stages dy and x panels; on 1x1 it reached
+ * half the FMA peak on ResNet's 56x56 and 28x28 layers, behind oneDNN (this kernel: 85-88%).
  */
 #include "plan_internal.h"
 #include "tiles.h"
@@ -35,6 +36,15 @@
  * time (ResNet's 14x14 layers, 1568 pixels at batch 8: 3 splits). */
 #define DW_SPLIT_PIXELS_PER_SPLIT 512
 
+/* Filters of several taps (or padding) from this many input channels and a whole tile's output
+ * channels (DW_SPLIT_LANES): ResNet's 3-channel 7x7 stem keeps the x-turning kernel (1.1-1.3x
+ * oneDNN), and so do narrow ones (a dilated 3x3 32 <- 32 at 56x56 ran 0.97-1.04 ms there,
+ * 1.28-1.31 here on 2-vector tiles). From there, on Zen 5 (two cores, batch 8, against the
+ * dy- and x-staging dw kernel): ResNet's NHWC 3x3 stride-2 dw 128 <- 128 at 56x56 5.85-7.55 ->
+ * 4.66-5.61 ms, 512 <- 512 at 14x14 5.94-8.09 -> 5.59-6.06, 256 <- 256 at 28x28 level; a 5x5
+ * 96 <- 64 at 28x28 4.68-4.86 -> 4.08-4.17, a 3x1 128 <- 128 1.65-1.68 -> 1.46-1.50. */
+#define DW_SPLIT_MIN_CIN_TAPS 16
+
 static int split_nv(const cg_plan *plan) {
     if (plan->target.force_nv > 0) return plan->target.force_nv;
     return cg_tile_nv(plan->target.isa, plan->problem.k < DW_SPLIT_LANES ? plan->problem.k
@@ -46,10 +56,11 @@ static int split_mr(const cg_plan *plan, int nv) {
     return cg_tile_mr(plan->target.isa, nv, plan->problem.c);
 }
 
-int cg_dw_split_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
+int cg_dw_split_cl_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     return plan->target.isa != CG_ISA_GLSL && p->ops == CG_OP_BWD_WEIGHT && p->groups == 1 &&
-           p->channels_last && cg_unpadded_1x1(dims);
+           p->channels_last &&
+           (cg_unpadded_1x1(dims) || (p->c >= DW_SPLIT_MIN_CIN_TAPS && p->k >= DW_SPLIT_LANES));
 }
 
 /* Pixels per chunk (units of whole dy rows where strided). */
@@ -62,11 +73,11 @@ static int64_t chunk_units(const cg_target *target, const cg_dims *dims, int64_t
     return rows > 1 ? rows : 1;
 }
 
-cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
+cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
     const cg_problem *p = &plan->problem;
     const cg_target *target = &plan->target;
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
-    cg_step *step = cg_planar_add_step(plan, CG_STEP_DW_SPLIT_1X1, msg);
+    cg_step *step = cg_planar_add_step(plan, CG_STEP_DW_SPLIT_CL, msg);
     if (!step) return CG_ERR_UNSUPPORTED;
     cg_planar_plane_view(&step->src, CG_T_X, p->n, p->c, dims->in);
     cg_planar_plane_view(&step->src2, CG_T_DY, p->n, p->k, dims->out);
@@ -74,12 +85,13 @@ cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->cin_g = p->c;
     step->cout_g = p->k;
     step->with_weight = 1;
-    int flat = 1;
+    int flat = cg_unpadded_1x1(dims);
     for (int i = 0; i < 3; i++) {
         step->stride[i] = dims->stride[i];
-        step->dilation[i] = 1;
+        step->dilation[i] = dims->dilation[i];
+        step->pad_lo[i] = dims->pad_lo[i];
         step->out[i] = dims->out[i];
-        step->taps[i] = step->filter[i] = 1;
+        step->taps[i] = step->filter[i] = dims->filter[i];
         flat &= dims->stride[i] == 1;
     }
     step->vlen = budget->vlen;
@@ -90,12 +102,13 @@ cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     const int64_t pixels = p->n * cg_prod(dims->out, 3);
     const int64_t units = flat ? pixels : pixels / dims->out[2];
     step->item_rows = chunk_units(target, dims, nb, flat);
+    step->pixels_flat = flat;
     /* Blocks per item: the partial slice within its L2 share. */
     const int64_t block_slice = p->c * nb * 4;
     int64_t group_blocks = target->l2_bytes / DW_SPLIT_SLICE_L2_SHARE / block_slice;
     if (group_blocks < 1) group_blocks = 1;
     if (group_blocks > blocks) group_blocks = blocks;
-    int64_t groups = cg_ceil_div(blocks, group_blocks);
+    int64_t groups = cg_ceil_div(blocks, group_blocks) * dims->taps; /* a tap's blocks too */
     /* Splits: enough items for every thread, within the reduce's budget; short of items, first
      * more groups of blocks (x read once more per group, from the L3), then more splits. */
     const int64_t want = DW_SPLIT_ITEMS_PER_THREAD * (int64_t)target->threads;
@@ -105,7 +118,7 @@ cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     if (splits > cg_ceil_div(want, groups)) splits = cg_ceil_div(want, groups);
     while (splits * groups < want && group_blocks > 1) {
         group_blocks--;
-        groups = cg_ceil_div(blocks, group_blocks);
+        groups = cg_ceil_div(blocks, group_blocks) * dims->taps;
     }
     if (splits * groups < want) splits = cg_ceil_div(want, groups);
     if (target->force_splits > 0) splits = target->force_splits;
@@ -113,8 +126,8 @@ cg_status cg_plan_dw_split_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->splits = splits;
     step->block_run = group_blocks;
     step->rows = units;
-    step->partial_offset = cg_ws_alloc(plan, splits * p->c * step->cout_pad * 4);
-    step->work_items = splits * cg_ceil_div(blocks, group_blocks);
+    step->partial_offset = cg_ws_alloc(plan, splits * dims->taps * p->c * step->cout_pad * 4);
+    step->work_items = splits * groups;
     plan->dw_splits = splits;
     cg_name_step(plan, step, "cbwdw");
     return cg_plan_add_reduce(plan, step, msg);
