@@ -500,7 +500,9 @@ static void test_depthwise_dw_by_columns(void **state) {
         "{\"name\":\"columns_pad2\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
         "\"layout\":\"NHWC\",\"n\":2,\"c\":64,\"k\":64,\"groups\":64,\"input\":[6,9],"
         "\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[2,0]}]}";
-    check_override_pack("depthwise_dw_by_columns", config, "{}", NULL,
+    /* planned as for an Intel CPU, whose tile rules hold the 64-channel problem's taps (on
+     * AMD's AVX-512 it takes a 4-vector block by filter rows) */
+    check_override_pack("depthwise_dw_by_columns", config, "{}", "CONVGRAD_CPU_VENDOR=intel",
                         "d=%s/src; test $(grep -l 'define X_BY_COLUMNS 1$' $d/*dwbwdw*.c | "
                         "xargs grep -l 'define X_STAGED 0$' | wc -l) -eq 9");
 }
