@@ -322,6 +322,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->kind == CG_STEP_DW_SPLIT_CL) {
             put_int(b, obj, "block_group", s->block_run);
             put_int(b, obj, "chunk_units", s->item_rows);
+            put_bool(b, obj, "pixels_flat", s->pixels_flat);
         }
         if (s->with_weight) put_view(b, obj, "src", &s->src);
         put_view(b, obj, "src2", &s->src2);
