@@ -1198,7 +1198,8 @@ static void test_dw_1x1_gemm(void **state) {
  * whole vectors; chunks of 64 pixels (a third of the 48 KiB L1 over a 4-vector block's dy
  * floats), whole dy rows where strided; blocks per item within a quarter of the 1 MiB L2 (C x
  * 64 floats a block: 4 at 256 channels, 2 at 512); at least 4 items a thread, from splits of at
- * least 512 pixels, else more groups of blocks, then more splits. */
+ * least 512 pixels, else more groups of blocks, then more splits; under 8 a thread, a multiple
+ * of the threads. */
 static void test_dw_split_cl(void **state) {
     (void)state;
     static const struct {
@@ -1208,8 +1209,9 @@ static void test_dw_split_cl(void **state) {
     } cases[] = {
         /* 2 blocks in one group: 8 splits of 3136 pixels */
         {"bwdw_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 128, 64, 2, 8, 8},
-        /* 3x3 stride 2: a group per tap, 9 items of one split; chunks of 2 rows of 28 */
-        {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 6, 4, 128, 2, 2, 1, 9},
+        /* 3x3 stride 2: a group per tap, 9 items of one split, so two splits for an even
+         * count; chunks of 2 rows of 28 */
+        {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 6, 4, 128, 2, 2, 2, 18},
         /* a padded 1x1 runs by rows too (4 of 16 pixels a chunk) */
         {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 6, 4, 64, 4, 1, 8, 8},
         /* 16 blocks in 8 groups of 2: one split (1568 pixels would allow 3) */
