@@ -1,7 +1,7 @@
 /* plan_dw_split_cl.c: dense backward weight alone on channels-last tensors as a GEMM per
  * filter tap, split along the pixels, straight on x and dy (templates/cpu/dw_split_cl.c.in),
- * then the reduce: 1x1 unpadded filters on planes past the in-place GEMM's (plan_dw_1x1.c),
- * and other filters (taps, padding) where Winograd declines.
+ * then the reduce: 1x1 unpadded filters on planes of 28x28 and more, and other filters (taps,
+ * padding) where Winograd declines.
  *
  * A channels-last dy pixel is a row of output channels and an x pixel a row of input channels:
  * the outer-product microkernel reads both in place, one vector load per NB/NV output channels
@@ -36,6 +36,13 @@
  * time (ResNet's 14x14 layers, 1568 pixels at batch 8: 3 splits). */
 #define DW_SPLIT_PIXELS_PER_SPLIT 512
 
+/* 1x1 filters on planes (dy's) of at least this many pixels: ResNet's 28x28 and 56x56. On
+ * 14x14 planes the dy-staging kernel, its x panels staged once per run, ran level to 10% ahead
+ * (Zen 5, two cores, batch 8, six interleaved rounds: 1024 <- 256 2.07-2.57 ms against
+ * 2.28-2.62, 1024 <- 512 stride 2 4.60-5.26 against 4.93-5.69, 512 <- 1024 level), and 7x7
+ * planes take the in-place GEMM (plan_dw_1x1.c). */
+#define DW_SPLIT_MIN_PLANE_1X1 257
+
 /* Filters of several taps (or padding) from this many input channels and a whole tile's output
  * channels (DW_SPLIT_LANES): ResNet's 3-channel 7x7 stem keeps the x-turning kernel (1.1-1.3x
  * oneDNN), and so do narrow ones (a dilated 3x3 32 <- 32 at 56x56 ran 0.97-1.04 ms there,
@@ -60,7 +67,8 @@ int cg_dw_split_cl_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     return plan->target.isa != CG_ISA_GLSL && p->ops == CG_OP_BWD_WEIGHT && p->groups == 1 &&
            p->channels_last &&
-           (cg_unpadded_1x1(dims) || (p->c >= DW_SPLIT_MIN_CIN_TAPS && p->k >= DW_SPLIT_LANES));
+           (cg_unpadded_1x1(dims) ? cg_prod(dims->out, 3) >= DW_SPLIT_MIN_PLANE_1X1
+                                  : p->c >= DW_SPLIT_MIN_CIN_TAPS && p->k >= DW_SPLIT_LANES);
 }
 
 /* Pixels per chunk (units of whole dy rows where strided). */

@@ -1191,8 +1191,8 @@ static void test_dw_1x1_gemm(void **state) {
     }
 }
 
-/* A dense dw alone on channels-last tensors: 1x1 unpadded past the in-place GEMM's planes (and
- * on those where its whole 64-channel blocks do not divide C), or any filter (padding, taps)
+/* A dense dw alone on channels-last tensors: 1x1 unpadded on planes of more than 256 pixels
+ * (28x28 and up), or any other filter (padding, taps)
  * from 16 input and 64 output channels where Winograd declines: one DW_SPLIT_CL step of
  * partial sums (work items by split, tap and group of blocks) and its reduce. Tile 6 x 4 on AVX-512 (fewer vectors for fewer output channels), partial rows of
  * whole vectors; chunks of 64 pixels (a third of the 48 KiB L1 over a 4-vector block's dy
@@ -1214,16 +1214,13 @@ static void test_dw_split_cl(void **state) {
         {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 6, 4, 128, 2, 2, 2, 18},
         /* a padded 1x1 runs by rows too (4 of 16 pixels a chunk) */
         {"bwdw_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 6, 4, 64, 4, 1, 8, 8},
-        /* 16 blocks in 8 groups of 2: one split (1568 pixels would allow 3) */
-        {"bwdw_f32_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 6, 4, 1024, 4, 2, 1, 8},
+        /* stride 2: 8 blocks in 2 groups of 4, 4 splits; chunks of 2 dy rows of 28 */
+        {"bwdw_f32_nhwc_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 6, 4, 512, 2, 4, 4, 8},
         /* one block (64 channels) of 256-channel slices: 8 splits (12544 pixels allow 24) */
         {"bwdw_f32_nhwc_g1mb16ic256oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 64, 64, 1, 8, 8},
-        /* 40 output channels: 3 vectors (the last half used), 9 rows; 198 pixels: as many
-         * splits as chunks of 64 pixels, 4, short of 8 items */
-        {"bwdw_f32_nhwc_g1mb2ic70oc40_i9x11_o9x11_f1x1_s1x1_d1x1_pl0x0_ph0x0", 9, 3, 48, 64, 1, 4, 4},
-        /* 7x7 planes whose input channels are not whole 64-channel blocks: 2 blocks in groups
-         * of one, for 8 items of 4 splits */
-        {"bwdw_f32_nhwc_g1mb4ic70oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 96, 64, 1, 4, 8},
+        /* 40 output channels: 3 vectors (the last half used), 9 rows; 578 pixels: 8 splits
+         * (of the 10 chunks of 64 pixels) for 8 items */
+        {"bwdw_f32_nhwc_g1mb2ic70oc40_i17x17_o17x17_f1x1_s1x1_d1x1_pl0x0_ph0x0", 9, 3, 48, 64, 1, 8, 8},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1253,7 +1250,7 @@ static void test_dw_split_cl(void **state) {
     forced.force_splits = 1000;
     cg_plan *plan;
     const cg_step *gemm = planned_step(cases[5].problem, &forced, CG_STEP_DW_SPLIT_CL, &plan);
-    assert_int_equal(gemm->splits, 4);
+    assert_int_equal(gemm->splits, 10);
     free(plan);
     forced.force_splits = 2;
     assert_int_equal(planned_step(cases[0].problem, &forced, CG_STEP_DW_SPLIT_CL, &plan)->splits, 2);
@@ -1264,6 +1261,10 @@ static void test_dw_split_cl(void **state) {
         "bwdw_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", /* Winograd */
         "bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2",
         "bwdw_f32_nhwc_g1mb8ic32oc32_i56x56_o56x56_f3x3_s1x1_d2x2_pl2x2_ph2x2",
+        /* 1x1 on planes of 256 pixels and fewer */
+        "bwdw_f32_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb4ic70oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nhwc_g2mb2ic128oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
     };
