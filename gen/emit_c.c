@@ -245,6 +245,21 @@ static void set_turned_operands(cg_template_values *v, cg_dtype dtype) {
     cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(dtype));
 }
 
+/* What the dw GEMMs on x and dy in place share: the geometry (x planes IN, dy planes OUT,
+ * strides), channels, tile, and dy's vector loads. */
+static void set_dw_gemm(cg_template_values *v, cg_dtype dtype, const cg_step *s) {
+    set_triple(v, "IN", s->src.logical);
+    set_triple(v, "OUT", s->src2.logical);
+    set_triple(v, "S", s->stride);
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "NV", s->nv);
+    cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(dtype));
+    cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(dtype));
+}
+
 /* The x-turning dw kernel (plan_dw.c x_turn_tile): both tensors in their NC.. planes. */
 static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
     set_turned_operands(v, p->dtype);
@@ -792,18 +807,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "LOADV_X", "cg_vload%s", vec_suffix(p->dtype));
         cg_values_set(v, "LOADV_X_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
-        set_triple(v, "IN", s->src.logical);
-        set_triple(v, "OUT", s->src2.logical);
-        set_triple(v, "S", s->stride);
-        cg_values_int(v, "BATCH", s->src.n);
-        cg_values_int(v, "CIN", s->cin_g);
-        cg_values_int(v, "COUT", s->cout_g);
-        cg_values_int(v, "MR", s->mr);
-        cg_values_int(v, "NV", s->nv);
+        set_dw_gemm(v, p->dtype, s);
         cg_values_int(v, "KCHUNK", s->row_block);
         cg_values_int(v, "CHANNELS_LAST", !s->x_planar);
-        cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(p->dtype));
-        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_int(v, "CGROUP", s->block_run > 0 ? s->block_run : 1);
         cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
         cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
@@ -812,21 +818,12 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
-        cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(p->dtype));
-        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
-        set_triple(v, "IN", s->src.logical);
-        set_triple(v, "OUT", s->src2.logical);
-        set_triple(v, "S", s->stride);
+        set_dw_gemm(v, p->dtype, s);
         set_triple(v, "F", s->filter);
         set_triple(v, "D", s->dilation);
         set_triple(v, "P", s->pad_lo);
         cg_values_int(v, "FLAT", s->pixels_flat);
-        cg_values_int(v, "BATCH", s->src.n);
-        cg_values_int(v, "CIN", s->cin_g);
-        cg_values_int(v, "COUT", s->cout_g);
         cg_values_int(v, "COUT_PAD", s->cout_pad);
-        cg_values_int(v, "MR", s->mr);
-        cg_values_int(v, "NV", s->nv);
         cg_values_int(v, "SPLITS", s->splits);
         cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         cg_values_int(v, "GROUP_BLOCKS", s->block_run);
