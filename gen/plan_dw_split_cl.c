@@ -120,7 +120,7 @@ cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
     /* Splits: enough items for every thread, within the reduce's budget; short of items, first
      * more groups of blocks (x read once more per group, from the L3), then more splits. */
     const int64_t want = DW_SPLIT_ITEMS_PER_THREAD * (int64_t)target->threads;
-    const int64_t max_units = cg_ceil_div(units, step->item_rows); /* a chunk each at least */
+    const int64_t max_splits = cg_ceil_div(units, step->item_rows); /* a chunk each at least */
     int64_t splits = pixels / DW_SPLIT_PIXELS_PER_SPLIT;
     if (splits < 1) splits = 1;
     if (splits > cg_ceil_div(want, groups)) splits = cg_ceil_div(want, groups);
@@ -133,10 +133,10 @@ cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
      * (ResNet's NHWC 3x3 stride-2 128 <- 128 dw at 56x56, 9 taps x 1 group: 9 items 4.97 ms, 18
      * items in 2 splits 4.43, on two cores). */
     while ((splits * groups) % target->threads != 0 && splits * groups < 2 * want &&
-           splits < max_units)
+           splits < max_splits)
         splits++;
     if (target->force_splits > 0) splits = target->force_splits;
-    if (splits > max_units) splits = max_units;
+    if (splits > max_splits) splits = max_splits;
     step->splits = splits;
     step->block_run = group_blocks;
     step->rows = units;
