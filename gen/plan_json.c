@@ -285,7 +285,6 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         break;
     case CG_STEP_DEPTHWISE_FLAT_DW:
     case CG_STEP_DEPTHWISE_ROWS_DW: put_int(b, obj, "channel_block", s->row_block); break;
-
     case CG_STEP_PACK_W:
         put_weights(b, obj, s);
         if (s->pack_rows > 0) put_int(b, obj, "pack_rows", s->pack_rows);
