@@ -1039,6 +1039,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                               s->row_unrolled ? "_Pragma(\"clang loop unroll(full)\")" : "");
                 cg_values_int(v, "ROW_BLOCK", s->row_block);
                 cg_values_int(v, "BLOCK_RUN", s->block_run);
+                cg_values_int(v, "PREFETCH_BLOCKS", s->prefetch_blocks);
             }
             cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         }

@@ -183,6 +183,8 @@ typedef struct cg_step {
     int by_columns;           /* DW_DEPTHWISE_PARTIAL (row_unrolled, taps_held): a row's products
                                  taken by x column, each x vector loaded once for its taps;
                                  DEPTHWISE: unchecked tiles by source column (16-bit source) */
+    int prefetch_blocks;      /* DW_DEPTHWISE_PARTIAL: a block prefetches the lines of the block
+                                 this many ahead in the pixels it reads (0: none) */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */
     int32_t col_offset[CG_MAX_TAPS];

@@ -200,6 +200,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
         put_int(b, obj, "row_block", s->row_block);
         put_int(b, obj, "block_run", s->block_run);
+        put_int(b, obj, "prefetch_blocks", s->prefetch_blocks);
     }
     put_int(b, obj, "splits", s->splits);
     put_int(b, obj, "rows", s->rows);

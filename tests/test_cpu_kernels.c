@@ -459,7 +459,8 @@ static void test_dw_x_staged_planar(void **state) {
 /* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the
  * families' small channel counts), channels-last f32, each CPU ISA: 3x3 with db on 520
  * channels (a ragged last block), row dilation 2 (a ring of 5 rows) with stride 2 along the
- * row and asymmetric padding, and a 1-D row of 600 channels (a ring of one row). */
+ * row and asymmetric padding, and a 1-D row of 600 channels (a ring of one row). Each walks its
+ * blocks in runs, prefetching the next block's lines (which must change nothing but time). */
 static void test_depthwise_dw_staged(void **state) {
     (void)state;
     static const char config[] =
@@ -478,7 +479,8 @@ static void test_depthwise_dw_staged(void **state) {
     check_override_pack("depthwise_dw_staged", config, "{}", "CONVGRAD_CPU_VENDOR=amd",
                         "d=%s/src; test $(grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | wc -l) "
                         "-eq 9 && grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | xargs grep -q "
-                        "'define X_BY_COLUMNS 1$'");
+                        "'define X_BY_COLUMNS 1$' && test $(grep -l 'define X_STAGED 1$' "
+                        "$d/*dwbwdw*.c | xargs grep -l 'define PREFETCH_BLOCKS 1$' | wc -l) -eq 9");
 }
 
 /* Depthwise dw taken by x column (every tap held, rows unrolled), read in place on each CPU

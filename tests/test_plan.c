@@ -1496,6 +1496,37 @@ static void test_intel_depthwise_tile(void **state) {
     free(other);
 }
 
+/* A depthwise dw whose x rows are staged (pixels of 2 KiB and more) prefetches the next
+ * block's lines where its item walks a run of blocks: MobileNet's 7x7 on 1024 channels (batch
+ * 64) and 14x14 on 512; by filter rows (28x28 on 256, 56x56 on 128 channels) it does not, nor
+ * where every block is an item of its own (one row of 512 channels for 16 threads). */
+static void test_depthwise_prefetch_blocks(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int threads, staged, prefetch;
+    } cases[] = {
+        {"bwdw_f32_nhwc_g1024mb64ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 1},
+        {"bwdw_f32_nhwc_g512mb8ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 1},
+        {"bwdw_f32_nhwc_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 0, 0},
+        {"bwdw_f32_nhwc_g128mb64ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 0, 0},
+        {"bwdw_f32_nwc_g512mb1ic512oc512_i13_o13_f3_s1_d1_pl1_ph1", 16, 1, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target target = base_target;
+        target.threads = cases[c].threads;
+        cg_plan *plan;
+        const cg_step *part =
+            planned_step(cases[c].problem, &target, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
+        if (part->x_staged != cases[c].staged || part->prefetch_blocks != cases[c].prefetch)
+            fail_msg("%s: staged %d, prefetch %d blocks (run %lld); want %d, %d",
+                     cases[c].problem, part->x_staged, part->prefetch_blocks,
+                     (long long)part->block_run, cases[c].staged, cases[c].prefetch);
+        if (cases[c].prefetch) assert_true(part->block_run >= 2);
+        free(plan);
+    }
+}
+
 /* A dw tile of fewer than 4 input channels keeps its turned dy row block in half the L1 (the
  * first layer's 3 channels: 112-pixel rows of 64 channels, 28 KiB each, one row per block on
  * a 48 KiB L1, three on a 192 KiB one); tiles of 4 channels or more keep blocks of about 512
@@ -2850,6 +2881,7 @@ int main(void) {
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
         cmocka_unit_test(test_intel_depthwise_tile),
+        cmocka_unit_test(test_depthwise_prefetch_blocks),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl),
