@@ -844,6 +844,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "STREAM", s->stream);
         cg_values_int(v, "TAIL_LANES", s->tail_lanes);
         cg_values_int(v, "WRITE_BEHIND", s->write_behind);
+        cg_values_int(v, "PANEL_PREFETCH_ITEMS", s->panel_prefetch_items);
         cg_values_int(v, "NT_STORES", s->nt_stores);
         cg_values_int(v, "ITEM_BLOCKS", s->item_blocks > 0 ? s->item_blocks : 1);
         cg_values_int(v, "KC", s->k_chunk > 0 ? s->k_chunk : s->cin_g);

@@ -130,6 +130,8 @@ typedef struct cg_step {
     int64_t item_blocks; /* PLANAR_1X1 staged dx: channel blocks of MR per work item */
     int write_behind;    /* PLANAR_1X1 staged dx: an item's planes are written while the next
                             item's tiles run, a share per slice of k_chunk input channels */
+    int64_t panel_prefetch_items; /* PLANAR_1X1 staged dx: the last items on an (n, group) dy
+                                     panel prefetch the next panel into the L2 */
     int nt_stores;       /* PLANAR_1X1 unstaged, stride 1, f32 planes of whole lines: dx
                             leaves by non-temporal stores */
     int64_t pack_rows;   /* PACK_W: > 0, work items are runs of this many input channels of

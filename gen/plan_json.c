@@ -267,6 +267,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         put_bool(b, obj, "tail_lanes", s->tail_lanes);
         if (s->stream) put_int(b, obj, "item_blocks", s->item_blocks);
         if (s->stream) put_bool(b, obj, "write_behind", s->write_behind);
+        if (s->stream) put_int(b, obj, "panel_prefetch_items", s->panel_prefetch_items);
         if (!s->stream) put_bool(b, obj, "nt_stores", s->nt_stores);
         put_int(b, obj, "k_chunk", s->k_chunk);
         break;

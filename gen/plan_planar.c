@@ -324,6 +324,21 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
     step->work_items = plan->problem.n * step->groups * cg_ceil_div(blocks, per_item);
 }
 
+/* A staged dx's run of items on one (n, group) dy panel (its CIN planes) finds the panel in the
+ * L2, all but the first, which waited on memory for it: the tile's prefetch 6 planes ahead hides
+ * too little of that latency, and a panel's planes are more streams than the L2 streamer
+ * follows. The last items of a panel prefetch the next one a share per slice where both panels
+ * fit the L2 (a quarter of S1's 16 items: S1 9.5 -> 8.8 ms on two cores, interleaved, 17.3 ->
+ * 15.9 on one; 2 items 8.7, all 16 9.2, the current panel then evicted). */
+#define PANEL_PREFETCH_ITEMS 4
+static int64_t panel_prefetch_items(const cg_plan *plan, const cg_step *step, int64_t pixels) {
+    const int64_t panel_bytes =
+        step->cin_g * pixels * (int64_t)cg_dtype_size(plan->problem.dtype);
+    if (plan->problem.n * step->groups < 2 || 2 * panel_bytes > plan->target.l2_bytes) return 0;
+    const int64_t items = cg_ceil_div(cg_ceil_div(step->cout_g, step->mr), step->item_blocks);
+    return items < PANEL_PREFETCH_ITEMS ? items : PANEL_PREFETCH_ITEMS;
+}
+
 /* Input channels per slice of a staged tile: after each slice the tile's item writes a share
  * of the item before's dx planes, so those stores drain while FMAs run instead of all waiting
  * on memory at the item's end (S1's 51 MB of dx took 23% of its time on one core that way).
@@ -433,6 +448,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->work_items = p->n * p->groups * cg_ceil_div(step->cout_g, step->mr);
             choose_tail_lanes(plan, step, budget, pixels);
             step->write_behind = p->dtype == CG_F32;
+            step->panel_prefetch_items = panel_prefetch_items(plan, step, pixels);
             step->k_chunk = step->write_behind && step->cin_g > CG_STREAM_WRITE_K
                                 ? CG_STREAM_WRITE_K
                                 : step->cin_g;

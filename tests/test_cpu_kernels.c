@@ -634,7 +634,8 @@ static void test_planar_1x1_nt_stores(void **state) {
  * rows shorter than a block), and strided 1x1 dx written as whole staged planes (stride 2
  * both ways with a ragged channel block and a plane that is not a whole number of tiles, f16,
  * and stride 2 across rows only), also with the last tile's pixels taken with the lanes along
- * the channels (4 pixels and a ragged last channel vector; 16 pixels, two groups). */
+ * the channels (4 pixels and a ragged last channel vector; 16 pixels, two groups), each
+ * prefetching the next dy panel from its last items on one. */
 static void test_streaming_reorders(void **state) {
     (void)state;
     static const char config[] =
@@ -664,6 +665,11 @@ static void test_streaming_reorders(void **state) {
     assert_int_equal(system(grep), 0);
     snprintf(grep, sizeof grep,
              "test $(grep -l 'define STREAM 1' %s/src/*gbwdd*.c | wc -l) -eq 15", dir);
+    assert_int_equal(system(grep), 0);
+    /* and each prefetches the next image's dy panel in its last items on it (n >= 2) */
+    snprintf(grep, sizeof grep,
+             "test $(grep -l 'define PANEL_PREFETCH_ITEMS [1-9]' %s/src/*gbwdd*.c | wc -l) -eq 15",
+             dir);
     assert_int_equal(system(grep), 0);
     /* t1 and t2 take their last tile's pixels with the lanes along the channels */
     snprintf(grep, sizeof grep,

@@ -1013,6 +1013,27 @@ static void test_planar_1x1(void **state) {
         assert_int_equal(pack->nv, tails[c].pack_nr);
         free(tail_plan);
     }
+    /* the last 4 items on a staged dx's dy panel prefetch the next panel where two panels fit
+     * the L2: S1 (401 KB panels, 16 items each), S1 in f16 (43 items); not 1024 dy channels of
+     * 14x14 (802 KB), a single panel (n = 1), or a panel of 2 items (both prefetch) */
+    static const struct {
+        const char *problem;
+        int64_t items;
+    } panel_prefetch[] = {
+        {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 4},
+        {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 4},
+        {"bwdd_f32_nchw_g1mb64ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0},
+        {"bwdd_f32_nchw_g1mb1ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0},
+        {"bwdd_f32_nchw_g1mb64ic32oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2},
+    };
+    for (size_t c = 0; c < sizeof panel_prefetch / sizeof panel_prefetch[0]; c++) {
+        cg_plan *prefetch_plan;
+        const cg_step *gemm = planned_step(panel_prefetch[c].problem, &base_target,
+                                           CG_STEP_PLANAR_1X1, &prefetch_plan);
+        assert_true(gemm->stream);
+        assert_int_equal(gemm->panel_prefetch_items, panel_prefetch[c].items);
+        free(prefetch_plan);
+    }
 }
 
 /* Dense and grouped NCHW dw: rows of at most 512 pixels run the channels-last kernel with x
