@@ -150,8 +150,11 @@ typedef struct cg_step {
     int64_t plane_run;   /* CONV with block_run: output planes per work item */
     int pixels_flat;     /* DW_SPLIT_CL: 1x1, stride 1, unpadded: x pixels are dy pixels,
                             walked as one run over the batch */
+    int rows_flat;       /* PLANAR_CONV: an item walks a run of one row residue's output rows
+                            as one flat index (lanes across row ends; item_pixels of them) */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
-                            work item (of its one channel block) */
+                            work item (of its one channel block); PLANAR_CONV rows_flat:
+                            flat positions per work item */
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
                             channels ahead into the L1 (0: a block's weights fit the L1) */
 

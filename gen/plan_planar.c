@@ -259,6 +259,60 @@ static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const c
     if (target->force_mr > 0) step->mr = target->force_mr;
 }
 
+/* A flat walk's column masks (a vector per MASK_CYCLE <= row width, a row per column shift)
+ * live on the kernel's stack: rows up to this many bytes of masks take it. */
+#define FLAT_MASK_BYTES_MAX 4096
+
+/* Whether the row walk leaves lanes idle that a flat walk (templates/cpu/planar_conv.c.in,
+ * FLAT) fills: a phase row of JW positions takes whole vectors, so 25 of S6's 32 lanes did
+ * work. The flat walk needs input rows as long as the phase rows (every tap then one offset
+ * from the flat index: same-padded stride-1 convs and S6's dx), no mirror (STREAM keeps
+ * rows), and FLAT_MIN_CIN input channels a group: its tiles set up masks and split stores at
+ * row ends, which a short reduction does not repay. Intel Xeon, two cores, dx at batch 8,
+ * interleaved A/B minima, row -> flat: 8-channel groups 3x3 stride 1 on 33x33 0.70 -> 0.60
+ * ms, on 56x56 1.68 -> 1.47; 32-channel groups 7.44 -> 6.71; 16-channel groups stride 2 on
+ * 50x50 1.16 -> 0.87; S6 at batch 16 1.80 -> 1.63 (at batch 64 level: its 164 MB of dx set
+ * the pace); 4 and 2 channels a group level to 3% slower, the stride-2 depthwise dx (one)
+ * 0.65 -> 0.83. */
+#define FLAT_MIN_CIN 8
+static int rows_flat_applies(const cg_plan *plan, const cg_step *step, const cg_isa_budget *budget) {
+    if (plan->target.isa == CG_ISA_GLSL || step->stream || step->cin_g < FLAT_MIN_CIN) return 0;
+    const int64_t sw = step->stride[2], jw = cg_ceil_div(step->count[2], sw);
+    if (step->dst.logical[2] != sw * jw || step->src.logical[2] != jw) return 0;
+    if (jw % budget->vlen == 0) return 0; /* the rows fill whole vectors already */
+    const int64_t taps = step->taps[0] * step->taps[1] * step->taps[2];
+    int64_t lo = 0, hi = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        if (t == 0 || step->tap_offset[t][2] < lo) lo = step->tap_offset[t][2];
+        if (t == 0 || step->tap_offset[t][2] > hi) hi = step->tap_offset[t][2];
+    }
+    const int64_t low_bit = jw & -jw, gcd = low_bit < budget->vlen ? low_bit : budget->vlen;
+    return (jw / gcd) * (hi - lo + 1) * 4 <= FLAT_MASK_BYTES_MAX;
+}
+
+/* The flat walk keeps the row walk's tile (one chosen over the residue's many vectors, 3
+ * channels x 4 vectors for 128 output channels of 16-channel groups, ran 13% behind the row
+ * walk's 8 x 2) and takes positions per work item: a residue's whole run, halved while several
+ * channel blocks would walk more of the group's input than half the L1 holds (every block
+ * rereads it), or while the threads would get fewer than 8 items each; whole tiles. */
+static void plan_rows_flat(cg_plan *plan, cg_step *step, const cg_isa_budget *budget) {
+    const cg_problem *p = &plan->problem;
+    const int64_t sw = step->stride[2], s1 = step->stride[1], jw = cg_ceil_div(step->count[2], sw);
+    const int64_t residue = cg_ceil_div(step->count[1], s1) * jw;
+    step->rows_flat = 1;
+    const int64_t xw = (int64_t)step->nv * budget->vlen, blocks = cg_ceil_div(step->cout_g, step->mr);
+    const int64_t esize = (int64_t)cg_dtype_size(p->dtype), span = step->taps[1] * jw;
+    int64_t chunk = cg_ceil_div(residue, xw) * xw;
+    while (chunk > xw && blocks > 1 &&
+           step->cin_g * (chunk + span) * esize > plan->target.l1_bytes / 2)
+        chunk = cg_ceil_div(chunk / 2, xw) * xw;
+    const int64_t outer = p->n * p->groups * step->count[0];
+    while (chunk > xw && outer * cg_ceil_div(residue, chunk) < 8 * (int64_t)plan->target.threads)
+        chunk = cg_ceil_div(chunk / 2, xw) * xw;
+    step->item_pixels = chunk;
+    step->work_items = outer * cg_ceil_div(residue, chunk);
+}
+
 /* Dense/grouped planar steps: a tile of MR output channels x NV vectors along the row (per
  * phase of the row for stride-2 dx); the weights are packed [g][channel block][tap][cin][MR]
  * by a PACK_W step (its "nr" is MR). step->stride holds the dx strides: tap t reads input row
@@ -274,11 +328,12 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
         cg_planar_fill_taps(step, dims, dx ? -1 : 1);
         split_row_phases(step);
         choose_conv_tile(step, budget, &plan->target);
+        step->work_items = p->n * p->groups * step->count[0] * step->count[1];
+        step->stream = planar_conv_streams(plan, step, budget);
+        if (rows_flat_applies(plan, step, budget)) plan_rows_flat(plan, step, budget);
         int64_t taps = dims->taps, blocks = (step->cout_g + step->mr - 1) / step->mr;
         step->wpack_offset =
             cg_ws_alloc(plan, p->groups * blocks * taps * step->cin_g * step->mr * 4);
-        step->work_items = p->n * p->groups * step->count[0] * step->count[1];
-        step->stream = planar_conv_streams(plan, step, budget);
         cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
         if (cg_planar_add_weight_pack(plan, step, step->mr, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     }
