@@ -721,7 +721,9 @@ static void test_stride_phase_planes(void **state) {
  * asymmetric padding (f16); stride 1 dx (bf16) and forward; 62-byte rows (f16), shorter than
  * a cache line, so that runs start and end inside lines shared with other threads and planes.
  * The strided planes stay under 24 vectors a phase on every ISA: streamed, larger ones with 8
- * channels a group or more take the phase kernel. */
+ * channels a group or more take the phase kernel. Unstreamed, g8 and s1 (8 and more input
+ * channels a group, input rows as long as the phase rows) walk their rows flat instead
+ * (test_planar_conv_flat); the other three keep the row walk. */
 static void test_planar_conv_rows(void **state) {
     (void)state;
     static const char config[] =
@@ -744,14 +746,65 @@ static void test_planar_conv_rows(void **state) {
     for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
         char dir[4200], grep[4400];
         build_cpu_pack(tiny_l3 ? "rows_stream" : "rows", problems, count, tiny_l3, dir);
-        /* the paths under test are really planned: every problem on the row kernel, streamed
-         * or not */
+        /* the paths under test are really planned: every problem on the planar conv kernel,
+         * streamed or not */
         snprintf(grep, sizeof grep,
                  "test $(grep -l 'define STREAM %d' %s/src/*_pbwdd_* %s/src/*_pfwd_* | wc -l) -eq 15",
                  tiny_l3, dir, dir);
         assert_int_equal(system(grep), 0);
         check_pack_on_every_isa(dir, problems, count, "rows");
     }
+    free(problems);
+}
+
+/* The flat walk of planar_conv (FLAT: a row residue's rows as one flat index, column masks,
+ * stores split at row ends), each CPU ISA against the reference, NaN-prefilled outputs: S6's
+ * 8-channel groups (interior groups and the tensor's first and last), 49 dx rows (residues of
+ * 25 and 24 rows, chunks ending inside a residue, f16), stride 1 with a 3x5 filter (bf16), the
+ * forward pass, stride 3 across rows with a 5x3 filter, a 2x2 stride-2 filter, dilation with
+ * asymmetric padding, 3-D stride 2, 1-D stride 2, and several channel blocks with a tail over
+ * 5x5 taps. Every problem is planned flat on every ISA (widths that leave lanes idle on
+ * each). */
+static void test_planar_conv_flat(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"s6\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":32,\"k\":32,\"groups\":4,\"input\":[50,50],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"odd_rows\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[49,50],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"s1\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":16,\"groups\":1,\"input\":[9,34],\"filter\":[3,5],\"pad\":[1,2]},"
+        "{\"name\":\"fwd\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":24,\"groups\":2,\"input\":[6,42],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"s31\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":8,\"k\":16,\"groups\":2,\"input\":[20,38],\"filter\":[5,3],\"stride\":[3,1],"
+        "\"pad\":[2,1]},"
+        "{\"name\":\"f2s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":8,\"k\":16,\"groups\":1,\"input\":[50,50],\"filter\":[2,2],\"stride\":[2,2]},"
+        "{\"name\":\"dil_asym\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":8,\"k\":16,\"groups\":2,\"input\":[13,35],\"filter\":[3,3],"
+        "\"dilation\":[2,2],\"pad_lo\":[2,0],\"pad_hi\":[2,4]},"
+        "{\"name\":\"g3d_s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":12,\"k\":24,\"groups\":3,\"input\":[6,6,34],\"filter\":[3,3,3],"
+        "\"stride\":[2,2,2],\"pad\":[1,1,1]},"
+        "{\"name\":\"g1d\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCW\",\"n\":2,"
+        "\"c\":8,\"k\":16,\"groups\":2,\"input\":[70],\"filter\":[3],\"stride\":[2],"
+        "\"pad\":[1]},"
+        "{\"name\":\"blocks\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":40,\"k\":16,\"groups\":1,\"input\":[9,45],\"filter\":[5,5],"
+        "\"pad\":[2,2]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("rows_flat", problems, count, 0, dir);
+    snprintf(grep, sizeof grep, "test $(grep -l 'define FLAT 1' %s/src/*.c | wc -l) -eq %d", dir,
+             3 * count);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_every_isa(dir, problems, count, "rows_flat");
     free(problems);
 }
 
@@ -1328,6 +1381,7 @@ int main(void) {
         cmocka_unit_test(test_streaming_reorders),
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),
+        cmocka_unit_test(test_planar_conv_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),

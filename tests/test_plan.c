@@ -1918,6 +1918,70 @@ static void test_planar_dw(void **state) {
     free(plan);
 }
 
+/* The flat walk of planar_conv (rows_flat): groups of 8 and more input channels whose input
+ * rows are as long as the phase rows and whose rows leave lanes idle walk a row residue's
+ * rows flat, with the row walk's tile, in chunks of whole tiles: the whole residue where one
+ * channel block walks it or the group's input stays in half the L1, at least 8 items a
+ * thread where the residue allows. */
+static void test_planar_rows_flat(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int mr, nv;
+        int64_t item_pixels;
+    } flat[] = {
+        /* S6 at batch 4: 8 channels x 1 vector, a residue of 625 positions in 40 vectors */
+        {"bwdd_f32_nchw_g32mb4ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 8, 1, 640},
+        /* stride 1, 33-wide rows (3 vectors a row, 33 of 48 lanes) */
+        {"bwdd_f32_nchw_g16mb8ic128oc128_i33x33_o33x33_f3x3_s1x1_d1x1_pl1x1_ph1x1", 8, 3, 1104},
+        /* 8 channel blocks (9 x 3 tiles, one row phase) over 16 input channels of 45-wide
+         * rows, 5 taps tall: chunks whose input (16 channels x (chunk + 5 rows)) stays in 24
+         * KiB; one image takes one tile a chunk for 8 items a thread */
+        {"bwdd_f32_nchw_g1mb8ic64oc16_i9x45_o9x45_f5x5_s1x1_d1x1_pl2x2_ph2x2", 9, 3, 144},
+        {"bwdd_f32_nchw_g1mb1ic64oc16_i9x45_o9x45_f5x5_s1x1_d1x1_pl2x2_ph2x2", 9, 3, 48},
+    };
+    for (size_t c = 0; c < sizeof flat / sizeof flat[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(flat[c].problem, &base_target, CG_STEP_PLANAR_CONV, &plan);
+        if (!s->rows_flat) fail_msg("%s: not walked flat", flat[c].problem);
+        assert_int_equal(s->mr, flat[c].mr);
+        assert_int_equal(s->nv, flat[c].nv);
+        assert_int_equal(s->item_pixels, flat[c].item_pixels);
+        const int64_t xw = (int64_t)s->nv * 16, jw = (s->count[2] + s->stride[2] - 1) / s->stride[2];
+        const int64_t residue = (s->count[1] + s->stride[1] - 1) / s->stride[1] * jw;
+        assert_int_equal(s->item_pixels % xw, 0);
+        assert_true(s->item_pixels < residue + xw);
+        const int64_t chunks = (residue + s->item_pixels - 1) / s->item_pixels;
+        assert_int_equal(s->work_items, plan->problem.n * plan->problem.groups * s->count[0] * chunks);
+        assert_true(s->work_items >= 8 * base_target.threads || s->item_pixels == xw);
+        if (s->cout_g > s->mr)
+            assert_true(s->cin_g * (s->item_pixels + s->taps[1] * jw) * 4 <= base_target.l1_bytes / 2);
+        check_dx_plan(plan, &plan->problem);
+        free(plan);
+    }
+    /* on the row kernel: a depthwise stride-2 dx (one channel a group), 4-channel groups, an
+     * odd dx row (its phases differ in length), rows of whole vectors, a stride-1 forward
+     * pass whose output streams past a claimed 4 KiB L3 */
+    static const char *const rows[] = {
+        "bwdd_f32_nchw_g64mb8ic64oc64_i112x112_o56x56_f3x3_s2x2_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g32mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g2mb1ic16oc16_i49x49_o25x25_f3x3_s2x2_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g2mb1ic16oc16_i64x64_o32x32_f3x3_s2x2_d1x1_pl1x1_ph1x1",
+        "fwd_f32_nchw_g16mb8ic128oc128_i33x33_o33x33_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    };
+    cg_target tiny_l3 = base_target;
+    tiny_l3.l3_bytes = 4096;
+    for (size_t c = 0; c < sizeof rows / sizeof rows[0]; c++) {
+        cg_problem raw = parse(rows[c]);
+        cg_plan *plan = plan_for(&raw, raw.ops == CG_OP_FWD ? &tiny_l3 : &base_target);
+        const cg_step *s = find_kind(plan, CG_STEP_PLANAR_CONV);
+        if (!s) fail_msg("%s: no planar_conv step", rows[c]);
+        if (s->rows_flat) fail_msg("%s: walked flat", rows[c]);
+        if (raw.ops == CG_OP_FWD) assert_true(s->stream);
+        free(plan);
+    }
+}
+
 static void test_planar_strided_dx(void **state) {
     (void)state;
     static const struct {
@@ -2888,7 +2952,8 @@ int main(void) {
         cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
-        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_phases),
+        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat),
+        cmocka_unit_test(test_planar_phases),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),

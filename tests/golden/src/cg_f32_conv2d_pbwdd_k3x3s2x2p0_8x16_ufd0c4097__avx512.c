@@ -20,7 +20,15 @@
  * the tap and the vector only, so they are computed once per tap, outside the channel loop).
  * With STREAM (an output far larger than the caches) the rows go to a mirror of their cache
  * lines per output channel and leave by non-temporal stores, so the output is written without
- * being read first. */
+ * being read first.
+ *
+ * FLAT: an item is instead a run of FLAT_CHUNK positions of the row residues p (output rows
+ * p, p + S1, ...), each walked as one flat index f = k*JW + j over its rows. The input rows are
+ * as long as a phase row (IN2 == JW), so tap t reads the input at a constant offset from f and
+ * the vector lanes run on across row ends: S6's 25-position phase rows filled 25 of the row
+ * tile's 32 lanes, flat 625 of 640. A lane whose column leaves its row is cleared by a mask per
+ * (column shift, vector), rows off the input plane by a lane range; the stores split at the
+ * output rows' ends (S1 > 1 puts the residue's rows apart). */
 #define ELEM float /* storage element: f32 or 16-bit (f16/bf16), converted in registers */
 #define LOADV cg_vload
 #define LOADV_RANGE cg_vload_range
@@ -47,6 +55,10 @@
 #define BATCH 1
 #define WPACK_OFFSET 0
 #define STREAM 0
+#define FLAT 0
+#define FLAT_CHUNK 1 /* FLAT: positions per work item, whole tiles */
+#define COL_MIN 0 /* FLAT: smallest column shift COL2 of a tap */
+#define SHIFTS 2 /* FLAT: column shifts COL_MIN .. COL_MIN + SHIFTS - 1 */
 #define PLANE ((int64_t)IN0 * IN1 * IN2)
 #define OUT_PLANE ((int64_t)OUT0 * OUT1 * OUT2)
 #define IN_ELEMS (PLANE * CIN * GROUPS * BATCH)
@@ -58,6 +70,16 @@
  * room to carry the row's last line back to the front */
 #define MIRROR_ROW (SW * ((JW + XW - 1) / XW) * XW)
 #define MIRROR_BYTES ((128 + MIRROR_ROW * (int64_t)sizeof(ELEM) + 63) / 64 * 64)
+#define ALL_LANES ((uint32_t)((1ull << CG_VLEN) - 1u))
+/* FLAT: rows of the tallest residue, its flat length, and the vectors after which the column
+ * masks repeat (JW / gcd(JW, CG_VLEN), CG_VLEN a power of two) */
+#define RESIDUE_ROWS ((OUT1 + S1 - 1) / S1)
+#define CHUNKS ((RESIDUE_ROWS * JW + FLAT_CHUNK - 1) / FLAT_CHUNK) /* of the tallest residue */
+#define JW_GCD ((JW & -JW) < CG_VLEN ? (JW & -JW) : CG_VLEN)
+#define MASK_CYCLE (JW / JW_GCD)
+
+_Static_assert(!FLAT || (OUT2 == SW * JW && IN2 == JW && !STREAM && FLAT_CHUNK % XW == 0),
+               "a flat walk needs input rows as long as the phase rows and whole tiles");
 
 static const int32_t off0[TAPS] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 static const int32_t off1[TAPS] = {1, 0, -1, 1, 1, 0, 0, -1, -1};
@@ -70,11 +92,20 @@ static const int32_t phase_end[SW] = {3, 9};
  * tensor's ends, where a plain load could leave it: masked loads are slow on some cores). */
 enum { CLIP_NONE, CLIP_REGISTER, CLIP_LOAD };
 
+/* Lanes [lo, hi) as a bit mask, the bounds clamped to the vector. */
+static inline uint32_t lane_bits(int64_t lo, int64_t hi) {
+    lo = lo < 0 ? 0 : lo > CG_VLEN ? CG_VLEN : lo;
+    hi = hi < 0 ? 0 : hi > CG_VLEN ? CG_VLEN : hi;
+    return hi <= lo ? 0u : (uint32_t)((1ull << hi) - (1ull << lo));
+}
+
 /* acc[m][v] += w[ci][m] * in[ci][v] over the input channels of one tap (clip is a constant
  * after inlining: each variant is its own branch-free loop). */
 static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV],
                                                                const ELEM *src,
-                                                               const float *wt, const int lo[NV],
+                                                               const float *wt,
+                                                               const uint32_t mask[NV],
+                                                               const int lo[NV],
                                                                const int hi[NV], const int mr,
                                                                const int clip) {
     for (int ci = 0; ci < CIN; ci++, src += PLANE) {
@@ -83,8 +114,8 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
         for (int v = 0; v < NV; v++) {
             const ELEM *p = src + v * CG_VLEN;
             xv[v] = clip == CLIP_NONE       ? LOADV(p)
-                    : clip == CLIP_REGISTER ? cg_vkeep_range(LOADV(p), lo[v], hi[v])
-                                            : LOADV_RANGE(p, lo[v], hi[v]);
+                    : clip == CLIP_REGISTER ? cg_vkeep_mask(LOADV(p), mask[v])
+                                            : cg_vkeep_mask(LOADV_RANGE(p, lo[v], hi[v]), mask[v]);
         }
 #pragma clang loop unroll(full)
         for (int m = 0; m < mr; m++) {
@@ -93,6 +124,30 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
             for (int v = 0; v < NV; v++) acc[m][v] = cg_vfma(w, xv[v], acc[m][v]);
         }
     }
+}
+
+/* Runs channel_loop on the cheapest load that clears the lanes outside mask[v]: plain loads
+ * where every lane counts, else masked in registers, or (at the tensor's ends, where a plain
+ * load could leave it) a load of the masked lanes' span [lo, hi) only. */
+static inline __attribute__((always_inline)) void masked_channel_loop(
+    cg_vec acc[MR][NV], const ELEM *in, const ELEM *src, const float *wt, const uint32_t mask[NV],
+    const int mr) {
+    int lo[NV], hi[NV], full = 1, inside = 1, any = 0;
+#pragma clang loop unroll(full)
+    for (int v = 0; v < NV; v++) {
+        lo[v] = mask[v] ? __builtin_ctz(mask[v]) : 0;
+        hi[v] = mask[v] ? 32 - __builtin_clz(mask[v]) : 0;
+        full = full && mask[v] == ALL_LANES;
+        any = any || mask[v] != 0;
+        /* plain loads of this vector stay inside the tensor for the group's first and last
+         * channel, so for every one between */
+        const ELEM *first = src + v * CG_VLEN, *last = first + (int64_t)(CIN - 1) * PLANE;
+        inside = inside && first >= in && last + CG_VLEN <= in + IN_ELEMS;
+    }
+    if (full) channel_loop(acc, src, wt, mask, lo, hi, mr, CLIP_NONE);
+    else if (!any) return;
+    else if (inside) channel_loop(acc, src, wt, mask, lo, hi, mr, CLIP_REGISTER);
+    else channel_loop(acc, src, wt, mask, lo, hi, mr, CLIP_LOAD);
 }
 
 /* Adds tap t of one phase into that phase's accumulators acc[MR][NV] (inlined with the phase
@@ -106,24 +161,14 @@ static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], co
     const int64_t r0 = n0 / S0, r1 = n1 / S1;
     if (r0 < 0 || r0 >= IN0 || r1 < 0 || r1 >= IN1) return;
     const ELEM *src = group_in + (r0 * IN1 + r1) * IN2 + j0 + col2[t];
-    const float *wt = wp + (int64_t)t * CIN * MR;
-    int lo[NV], hi[NV], full = 1, inside = 1;
+    uint32_t mask[NV];
 #pragma clang loop unroll(full)
     for (int v = 0; v < NV; v++) {
         const int64_t x = j0 + v * CG_VLEN, col = x + col2[t];
-        const int lanes = JW - x < CG_VLEN ? (int)(JW - x) : CG_VLEN;
-        lo[v] = col < 0 ? (int)-col : 0;
-        hi[v] = col + lanes > IN2 ? (int)(IN2 - col) : lanes;
-        if (hi[v] < lo[v]) hi[v] = lo[v];
-        full = full && lo[v] == 0 && hi[v] == CG_VLEN;
-        /* plain loads of this vector stay inside the tensor for the group's first and last
-         * channel, so for every one between */
-        const ELEM *first = src + v * CG_VLEN, *last = first + (int64_t)(CIN - 1) * PLANE;
-        inside = inside && first >= in && last + CG_VLEN <= in + IN_ELEMS;
+        const int64_t lanes = JW - x < CG_VLEN ? JW - x : CG_VLEN;
+        mask[v] = lane_bits(-col, col + lanes > IN2 ? IN2 - col : lanes);
     }
-    if (full) channel_loop(acc, src, wt, lo, hi, mr, CLIP_NONE);
-    else if (inside) channel_loop(acc, src, wt, lo, hi, mr, CLIP_REGISTER);
-    else channel_loop(acc, src, wt, lo, hi, mr, CLIP_LOAD);
+    masked_channel_loop(acc, in, src, wp + (int64_t)t * CIN * MR, mask, mr);
 }
 
 /* Stores one vector of output positions [x, x + CG_VLEN), clipped to the row (a mirror takes
@@ -174,10 +219,280 @@ static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELE
     store_tile(rows, j0, acc[0], acc[SW - 1], mr);
 }
 
+/* FLAT: col_mask[s][i]: the lanes of flat vector i whose column, moved by COL_MIN + s, stays
+ * in its row; the pattern repeats every MASK_CYCLE vectors (a chunk starts at a whole tile). */
+static void fill_column_masks(uint32_t col_mask[SHIFTS][MASK_CYCLE]) {
+    for (int s = 0; s < SHIFTS; s++)
+        for (int i = 0; i < MASK_CYCLE; i++) {
+            uint32_t bits = 0;
+            for (int l = 0; l < CG_VLEN; l++) {
+                const int64_t col = ((int64_t)i * CG_VLEN + l) % JW + COL_MIN + s;
+                if (col >= 0 && col < IN2) bits |= 1u << l;
+            }
+            col_mask[s][i] = bits;
+        }
+}
+
+/* FLAT: adds tap t into one phase's accumulators for an edge tile (see flat_tile_interior) at
+ * flat position f0 of row residue p, whose positions end at f_end. Residue row k reads input
+ * row base + k, so the tap is one offset from f: lanes off the input plane's rows or out of
+ * their row are cleared, and loads that could leave the tensor take only the masked span. */
+static inline __attribute__((always_inline)) void flat_add_tap(
+    cg_vec acc[MR][NV], const ELEM *in, const ELEM *group_in, const float *wp,
+    const uint32_t col_mask[SHIFTS][MASK_CYCLE], int64_t o0, int64_t p, int64_t f0,
+    int64_t f_end, int t, const int mr) {
+    const int64_t n0 = o0 + off0[t], n1 = p + off1[t];
+    if (n0 % S0 != 0 || n1 % S1 != 0) return; /* the tap misses this residue's rows */
+    const int64_t r0 = n0 / S0, base = n1 / S1;
+    if (r0 < 0 || r0 >= IN0) return;
+    const ELEM *src = group_in + (r0 * IN1 + base) * IN2 + col2[t] + f0;
+    const uint32_t *shift_masks = col_mask[col2[t] - COL_MIN];
+    const int64_t f_lo = (base < 0 ? -base : 0) * JW, f_rows = (IN1 - base) * JW;
+    const int64_t f_hi = f_rows < f_end ? f_rows : f_end;
+    uint32_t mask[NV];
+#pragma clang loop unroll(full)
+    for (int v = 0; v < NV; v++) {
+        const int64_t x = f0 + v * CG_VLEN;
+        mask[v] = lane_bits(f_lo - x, f_hi - x) & shift_masks[(x / CG_VLEN) % MASK_CYCLE];
+    }
+    masked_channel_loop(acc, in, src, wp + (int64_t)t * CIN * MR, mask, mr);
+}
+
+/* FLAT: the positions [lo, hi) of an item whose tiles are interior for every tap: each lane's
+ * input row on the plane (the tensor's first and last group excepted: their shifted columns
+ * may read past its ends). */
+static void interior_range(int64_t n, int64_t g, int64_t o0, int64_t p, int64_t f_end,
+                           int64_t range[2]) {
+    range[0] = 0;
+    range[1] = f_end;
+    const int64_t group = n * GROUPS + g;
+    if (group == 0 || group == BATCH * GROUPS - 1) {
+        range[1] = 0;
+        return;
+    }
+    for (int t = 0; t < TAPS; t++) {
+        const int64_t n0 = o0 + off0[t], n1 = p + off1[t];
+        if (n0 % S0 != 0 || n1 % S1 != 0) continue;
+        const int64_t base = n1 / S1, lo = (base < 0 ? -base : 0) * JW, hi = (IN1 - base) * JW;
+        if (lo > range[0]) range[0] = lo;
+        if (hi < range[1]) range[1] = hi;
+    }
+}
+
+/* FLAT: where the CG_VLEN / SW positions of one stored vector go: runs of lanes [lo, hi), one
+ * per output row they reach, `at` the element of a channel's slice where lane 0 would go.
+ * Residue p's rows lie S1 rows apart, so a row end splits the vector (S1 == 1: the rows are
+ * adjacent and it never does). Rows of at least a vector's positions take exactly two runs,
+ * the second often empty: the same two stores every time, no branch per channel (a loop over
+ * the runs, its count changing from vector to vector, spent 38% of S6's time storing). */
+#define PIECE (CG_VLEN / SW)
+#define TWO_RUNS (S1 == 1 || JW >= PIECE)
+#define MAX_RUNS (TWO_RUNS ? 2 : PIECE / JW + 2)
+typedef struct flat_piece {
+    int count;
+    int lo[MAX_RUNS], hi[MAX_RUNS];
+    int64_t at[MAX_RUNS];
+} flat_piece;
+
+static inline __attribute__((always_inline)) void split_piece(flat_piece *piece, int64_t p,
+                                                              int64_t x, int64_t f_end) {
+    /* a tile's last vectors may start past the end: no lanes */
+    const int64_t end = x + PIECE < f_end ? x + PIECE : f_end > x ? f_end : x;
+    const int64_t k = x / JW, j = x - k * JW;
+    if (TWO_RUNS) {
+        const int64_t row_end = S1 == 1 ? end : (k + 1) * JW < end ? (k + 1) * JW : end;
+        piece->count = 2;
+        piece->lo[0] = 0;
+        piece->hi[0] = (int)(SW * (row_end - x));
+        piece->at[0] = (p + S1 * k) * OUT2 + SW * j;
+        piece->lo[1] = piece->hi[0];
+        piece->hi[1] = (int)(SW * (end - x));
+        piece->at[1] = (p + S1 * (k + 1)) * OUT2 - piece->lo[1];
+        return;
+    }
+    piece->count = 0;
+    for (int64_t f = x; f < end;) {
+        const int64_t row = f / JW, col = f - row * JW;
+        const int64_t stop = (row + 1) * JW < end ? (row + 1) * JW : end;
+        const int c = piece->count++;
+        piece->lo[c] = (int)(SW * (f - x));
+        piece->hi[c] = (int)(SW * (stop - x));
+        piece->at[c] = (p + S1 * row) * OUT2 + SW * col - piece->lo[c];
+        f = stop;
+    }
+}
+
+/* FLAT: stores a finished tile (the SW phases interleaved) into the channels' slices. */
+static inline __attribute__((always_inline)) void flat_store_tile(ELEM *const slices[MR],
+                                                                  int64_t p, int64_t f0,
+                                                                  int64_t f_end,
+                                                                  cg_vec even[MR][NV],
+                                                                  cg_vec odd[MR][NV],
+                                                                  const int mr) {
+#pragma clang loop unroll(full)
+    for (int v = 0; v < NV; v++)
+#pragma clang loop unroll(full)
+        for (int h = 0; h < SW; h++) {
+            flat_piece piece;
+            split_piece(&piece, p, f0 + v * CG_VLEN + h * PIECE, f_end);
+            const int whole = piece.hi[0] == CG_VLEN;
+#pragma clang loop unroll(full)
+            for (int m = 0; m < mr; m++) {
+                const cg_vec value = SW == 1  ? even[m][v]
+                                     : h == 0 ? cg_vinterleave_lo(even[m][v], odd[m][v])
+                                              : cg_vinterleave_hi(even[m][v], odd[m][v]);
+                if (TWO_RUNS && whole) {
+                    STOREV(slices[m] + piece.at[0], value);
+                } else if (TWO_RUNS) {
+                    STOREV_RANGE(slices[m] + piece.at[0], value, 0, piece.hi[0]);
+                    STOREV_RANGE(slices[m] + piece.at[1], value, piece.lo[1], piece.hi[1]);
+                } else {
+                    for (int c = 0; c < piece.count; c++)
+                        STOREV_RANGE(slices[m] + piece.at[c], value, piece.lo[c], piece.hi[c]);
+                }
+            }
+        }
+}
+
+/* FLAT: an edge tile of mr channels x NV flat vectors from f0, tap by tap. */
+static inline __attribute__((always_inline)) void flat_tile_edge(
+    const ELEM *in, const ELEM *group_in, const float *wp,
+    const uint32_t col_mask[SHIFTS][MASK_CYCLE], ELEM *const slices[MR], int64_t o0, int64_t p,
+    int64_t f0, int64_t f_end, const int mr) {
+    cg_vec acc[SW][MR][NV];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < SW; q++) {
+#pragma clang loop unroll(full)
+        for (int m = 0; m < mr; m++)
+#pragma clang loop unroll(full)
+            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
+#pragma clang loop unroll(full)
+        for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
+            flat_add_tap(acc[q], in, group_in, wp, col_mask, o0, p, f0, f_end, t, mr);
+    }
+    flat_store_tile(slices, p, f0, f_end, acc[0], acc[SW - 1], mr);
+}
+
+/* FLAT: an interior tile (every lane's input row on the plane, its group away from the
+ * tensor's ends, so that no row range or tensor bound applies) by input channel: per channel
+ * every tap of every phase in turn, so that consecutive FMAs feed both phases' accumulators
+ * (SW*MR chains; tap after tap on one phase's MR accumulators is an MR-wide chain per input
+ * channel, which waits on FMA latency). Only taps that shift the column take a mask, one per
+ * shift and vector. Figuring row ranges and tensor bounds per tap, as edge tiles do, had cost
+ * as many instructions as the FMAs of S6's 8-channel groups. */
+static inline __attribute__((always_inline)) void flat_tile_interior(
+    const ELEM *group_in, const float *wp, const uint32_t col_mask[SHIFTS][MASK_CYCLE],
+    ELEM *const slices[MR], int64_t o0, int64_t p, int64_t f0, int64_t f_end, const int mr) {
+    const int64_t cycle = (f0 / CG_VLEN) % MASK_CYCLE;
+    cg_vec acc[SW][MR][NV];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < SW; q++)
+#pragma clang loop unroll(full)
+        for (int m = 0; m < mr; m++)
+#pragma clang loop unroll(full)
+            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
+    int64_t offset[TAPS];
+    int hit[TAPS];
+#pragma clang loop unroll(full)
+    for (int t = 0; t < TAPS; t++) {
+        const int64_t n0 = o0 + off0[t], n1 = p + off1[t];
+        hit[t] = n0 % S0 == 0 && n1 % S1 == 0 && n0 / S0 >= 0 && n0 / S0 < IN0;
+        offset[t] = hit[t] ? (n0 / S0 * IN1 + n1 / S1) * IN2 + col2[t] + f0 : 0;
+    }
+    uint32_t mask[SHIFTS][NV];
+#pragma clang loop unroll(full)
+    for (int s = 0; s < SHIFTS; s++)
+#pragma clang loop unroll(full)
+        for (int v = 0; v < NV; v++)
+            mask[s][v] = col_mask[s][(cycle + v) % MASK_CYCLE];
+    for (int ci = 0; ci < CIN; ci++) {
+        const ELEM *plane = group_in + ci * PLANE;
+#pragma clang loop unroll(full)
+        for (int q = 0; q < SW; q++)
+#pragma clang loop unroll(full)
+            for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++) {
+                if (!hit[t]) continue;
+                cg_vec xv[NV];
+#pragma clang loop unroll(full)
+                for (int v = 0; v < NV; v++) {
+                    xv[v] = LOADV(plane + offset[t] + v * CG_VLEN);
+                    if (col2[t] != 0) xv[v] = cg_vkeep_mask(xv[v], mask[col2[t] - COL_MIN][v]);
+                }
+                const float *wt = wp + ((int64_t)t * CIN + ci) * MR;
+#pragma clang loop unroll(full)
+                for (int m = 0; m < mr; m++) {
+                    const cg_vec w = cg_vbcast(wt[m]);
+#pragma clang loop unroll(full)
+                    for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vfma(w, xv[v], acc[q][m][v]);
+                }
+            }
+    }
+    flat_store_tile(slices, p, f0, f_end, acc[0], acc[SW - 1], mr);
+}
+
+/* FLAT: work item = (n, g, o0, chunk of FLAT_CHUNK flat positions); channel blocks outside,
+ * tiles inside, every row residue's tile at a position in turn: the residues read the same
+ * input lines and write neighbouring output rows (a residue per item read and wrote them
+ * twice, half a plane apart, and ran S6 at half its speed). Each tile first prefetches the
+ * group's input lines FLAT_PREFETCH tiles ahead: a group's planes are CIN interleaved streams,
+ * more than the hardware prefetcher follows, and S6's 8-channel tiles stalled on every line. */
+#define FLAT_PREFETCH 4
+/* the furthest input row a residue's row k reads, less k */
+#define FLAT_BASE_MAX (MAX_OFF1 >= 0 ? (S1 - 1 + MAX_OFF1) / S1 : 0)
+static void run_flat(const cg_kernel_params *params, const ELEM *in, ELEM *out,
+                     const float *wpack) {
+    uint32_t col_mask[SHIFTS][MASK_CYCLE];
+    fill_column_masks(col_mask);
+    for (int64_t item = params->work_begin; item < params->work_end; item++) {
+        const int64_t chunk = item % CHUNKS, o0 = (item / CHUNKS) % OUT0;
+        const int64_t g = (item / (CHUNKS * OUT0)) % GROUPS, n = item / (CHUNKS * OUT0 * GROUPS);
+        const int64_t f_begin = chunk * FLAT_CHUNK;
+        int64_t f_end[S1], inner[S1][2], f_stop = 0;
+        for (int p = 0; p < S1; p++) {
+            const int64_t len = (OUT1 - p + S1 - 1) / S1 * JW;
+            f_end[p] = f_begin + FLAT_CHUNK < len ? f_begin + FLAT_CHUNK : len;
+            if (f_end[p] > f_stop) f_stop = f_end[p];
+            interior_range(n, g, o0, p, f_end[p], inner[p]);
+        }
+        const ELEM *group_in = in + (n * GROUPS + g) * CIN * PLANE;
+        const int64_t depth = o0 / S0 < IN0 ? o0 / S0 : IN0 - 1;
+        const ELEM *ahead = group_in + (depth * IN1 + FLAT_BASE_MAX) * IN2 + FLAT_PREFETCH * XW;
+        ELEM *slice0 = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2;
+        for (int b = 0; b < BLOCKS; b++) {
+            const float *wp = wpack + (g * BLOCKS + b) * (int64_t)TAPS * CIN * MR;
+            const int mr = b < BLOCKS - 1 ? MR : CO_TAIL;
+            ELEM *slices[MR];
+            for (int m = 0; m < mr; m++) slices[m] = slice0 + (b * MR + m) * OUT_PLANE;
+            for (int64_t f0 = f_begin; f0 < f_stop; f0 += XW) {
+                for (int ci = 0; ci < CIN; ci++)
+                    for (int64_t i = 0; i < XW; i += 64 / (int64_t)sizeof(ELEM))
+                        __builtin_prefetch(ahead + ci * PLANE + f0 + i);
+                for (int p = 0; p < S1; p++) {
+                    if (f0 >= f_end[p]) continue; /* a shorter residue's end */
+                    const int interior = f0 >= inner[p][0] && f0 + XW <= inner[p][1];
+                    const int64_t end = f_end[p];
+                    if (mr == MR && interior)
+                        flat_tile_interior(group_in, wp, col_mask, slices, o0, p, f0, end, MR);
+                    else if (mr == MR)
+                        flat_tile_edge(in, group_in, wp, col_mask, slices, o0, p, f0, end, MR);
+                    else if (interior)
+                        flat_tile_interior(group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
+                    else
+                        flat_tile_edge(in, group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
+                }
+            }
+        }
+    }
+}
+
 void cg_f32_conv2d_pbwdd_k3x3s2x2p0_8x16_ufd0c4097__avx512(const cg_kernel_params *params, void *const *buffers) {
     const ELEM *in = (const ELEM *)buffers[IN_BUF];
     ELEM *out = (ELEM *)buffers[OUT_BUF];
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
+    if (FLAT) {
+        run_flat(params, in, out, wpack);
+        return;
+    }
     char mirrors[STREAM ? COUT : 1][STREAM ? MIRROR_BYTES : 64] __attribute__((aligned(64)));
     cg_stream_run runs[STREAM ? COUT : 1];
     for (int co = 0; co < (STREAM ? COUT : 1); co++) runs[co].line = NULL;
