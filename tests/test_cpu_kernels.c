@@ -96,20 +96,28 @@ static void check_pack_on_every_isa(const char *dir, const cg_problem *problems,
     cgrt_pack_close(pack);
 }
 
+/* The problems built into pack `name` (under a claimed 4 KiB L3 when tiny_l3): the shell test
+ * `planned` (given $d, the pack, $t, tiny_l3, and $n, the problem count) shows the paths
+ * under test are really planned, then every problem is checked on each CPU ISA. */
+static void check_planned_pack(const char *name, const cg_problem *problems, int count,
+                               int tiny_l3, const char *planned) {
+    char dir[4200], test[8400];
+    build_cpu_pack(name, problems, count, tiny_l3, dir);
+    snprintf(test, sizeof test, "d=%s; t=%d; n=%d; %s", dir, tiny_l3, count, planned);
+    if (system(test) != 0) fail_msg("%s: the paths under test are not planned: %s", name, planned);
+    check_pack_on_every_isa(dir, problems, count, name);
+}
+
 /* The problems of `config` built twice, as the machine is and under a target that claims a
- * 4 KiB L3 (the non-temporal paths), into packs `leaf` and `leaf`_stream: in each the shell
- * test `planned` (given $d, the pack, and $t, 1 under the tiny L3) shows the paths under test
- * are really planned, then every problem is checked on each CPU ISA. */
+ * 4 KiB L3 (the non-temporal paths), into packs `leaf` and `leaf`_stream, each checked by
+ * check_planned_pack. */
 static void check_plain_and_streamed(const char *leaf, const char *config, const char *planned) {
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
-        char name[200], dir[4200], test[8400];
+        char name[200];
         snprintf(name, sizeof name, "%s%s", leaf, tiny_l3 ? "_stream" : "");
-        build_cpu_pack(name, problems, count, tiny_l3, dir);
-        snprintf(test, sizeof test, "d=%s; t=%d; %s", dir, tiny_l3, planned);
-        if (system(test) != 0) fail_msg("%s: the paths under test are not planned: %s", name, planned);
-        check_pack_on_every_isa(dir, problems, count, leaf);
+        check_planned_pack(name, problems, count, tiny_l3, planned);
     }
     free(problems);
 }
@@ -799,12 +807,8 @@ static void test_planar_conv_flat(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    char dir[4200], grep[4400];
-    build_cpu_pack("rows_flat", problems, count, 0, dir);
-    snprintf(grep, sizeof grep, "test $(grep -l 'define FLAT 1' %s/src/*.c | wc -l) -eq %d", dir,
-             3 * count);
-    assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "rows_flat");
+    check_planned_pack("rows_flat", problems, count, 0,
+                       "test $(grep -l 'define FLAT 1' $d/src/*.c | wc -l) -eq $((3 * n))");
     free(problems);
 }
 
