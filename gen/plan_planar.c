@@ -267,16 +267,22 @@ static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const c
  * FLAT) fills: a phase row of JW positions takes whole vectors, so 25 of S6's 32 lanes did
  * work. The flat walk needs input rows as long as the phase rows (every tap then one offset
  * from the flat index: same-padded stride-1 convs and S6's dx), no mirror (STREAM keeps
- * rows), and FLAT_MIN_CIN input channels a group: its tiles set up masks and split stores at
- * row ends, which a short reduction does not repay. Intel Xeon, two cores, dx at batch 8,
- * interleaved A/B minima, row -> flat: 8-channel groups 3x3 stride 1 on 33x33 0.70 -> 0.60
- * ms, on 56x56 1.68 -> 1.47; 32-channel groups 7.44 -> 6.71; 16-channel groups stride 2 on
- * 50x50 1.16 -> 0.87; S6 at batch 16 1.80 -> 1.63 (at batch 64 level: its 164 MB of dx set
- * the pace); 4 and 2 channels a group level to 3% slower, the stride-2 depthwise dx (one)
- * 0.65 -> 0.83. */
+ * rows), FLAT_MIN_CIN input channels a group (its tiles set up masks and split stores at row
+ * ends, which a short reduction does not repay) and at most FLAT_MAX_BLOCKS channel blocks
+ * (more blocks each walk the chunk again, where the row walk rereads one row from the L1).
+ * Intel Xeon, two cores, dx at batch 8, interleaved A/B minima, row -> flat: 8-channel groups
+ * (one block) stride 1 on 33x33 0.70 -> 0.60 ms, on 56x56 1.68 -> 1.47 (ResNeXt-101 32x8d's
+ * 56x56 layer 3.41 -> 2.97), stride 2 from 56x56 (ResNeXt-50) 1.11 -> 1.00, S6 at batch 16
+ * 1.80 -> 1.63 (at batch 64 level: its 164 MB of dx set the pace); 16-channel groups (two
+ * blocks) stride 2 on 50x50 1.16 -> 0.87, from 56x56 (ResNeXt-101) 5.22 -> 4.13; 4 and 2
+ * channels a group level to 3% slower, the stride-2 depthwise dx (one) 0.65 -> 0.83; 32
+ * channels a group in 6 blocks 7.44 -> 6.71 in one run and level in another, 56 (7 blocks)
+ * 4% slower, 16 into 128 channels (16 blocks) 3-13% slower. */
 #define FLAT_MIN_CIN 8
+#define FLAT_MAX_BLOCKS 2
 static int rows_flat_applies(const cg_plan *plan, const cg_step *step, const cg_isa_budget *budget) {
     if (plan->target.isa == CG_ISA_GLSL || step->stream || step->cin_g < FLAT_MIN_CIN) return 0;
+    if (cg_ceil_div(step->cout_g, step->mr) > FLAT_MAX_BLOCKS) return 0;
     const int64_t sw = step->stride[2], jw = cg_ceil_div(step->count[2], sw);
     if (step->dst.logical[2] != sw * jw || step->src.logical[2] != jw) return 0;
     if (jw % budget->vlen == 0) return 0; /* the rows fill whole vectors already */
