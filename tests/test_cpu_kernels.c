@@ -813,6 +813,57 @@ static void test_planar_conv_flat(void **state) {
     free(problems);
 }
 
+/* Grouped convs of up to 16 channels a group on rows shorter than the planar kernels' minimum
+ * (plan_planar.c: the channels-last path leaves most lanes idle on them), each CPU ISA against
+ * the reference, NaN-prefilled outputs: 7-wide rows of 4 channels a group (the row walk, one
+ * partial vector a row), 14x14 with 8 (walked flat), 16 channels at 14x14 stride 2, odd 9-wide
+ * dx rows at stride 2, an 8-channel forward pass on 7x7, 3 channels a group in f16 on 5x6, 3-D
+ * and 1-D (stride 1 and 2), bf16 at stride 2, dilation 2, and asymmetric padding at stride 2.
+ * Every problem runs on the planar conv kernel on every ISA, with no reorder. */
+static void test_planar_conv_short_rows(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"g4_7\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":16,\"groups\":4,\"input\":[7,7],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"g8_14\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":16,\"groups\":2,\"input\":[14,14],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"g16_14s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":32,\"k\":32,\"groups\":2,\"input\":[14,14],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"g4_odd_s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":12,\"k\":8,\"groups\":2,\"input\":[9,9],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"fwd_g8_7\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":24,\"groups\":2,\"input\":[7,7],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"g3_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":9,\"groups\":3,\"input\":[5,6],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"g4_3d\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":8,\"k\":8,\"groups\":2,\"input\":[3,4,5],\"filter\":[3,3,3],"
+        "\"pad\":[1,1,1]},"
+        "{\"name\":\"g2_1d\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCW\",\"n\":2,"
+        "\"c\":4,\"k\":6,\"groups\":2,\"input\":[5],\"filter\":[3],\"pad\":[1]},"
+        "{\"name\":\"g2_1d_s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCW\","
+        "\"n\":2,\"c\":4,\"k\":6,\"groups\":2,\"input\":[9],\"filter\":[3],\"stride\":[2],"
+        "\"pad\":[1]},"
+        "{\"name\":\"bf16_g8_s2\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[14,14],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"dil_g4\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":8,\"k\":8,\"groups\":2,\"input\":[9,9],\"filter\":[3,3],"
+        "\"dilation\":[2,2],\"pad\":[2,2]},"
+        "{\"name\":\"asym_g8_s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[7,7],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    check_planned_pack("short_rows", problems, count, 0,
+                       "test $(ls $d/src/ | grep -c -e '_pbwdd_' -e '_pfwd_') -eq $((3 * n)) && "
+                       "! ls $d/src/ | grep -q -e 'tocl' -e 'fromcl'");
+    free(problems);
+}
+
 /* Stride-1 depthwise rows on channels-first planes (planar_depthwise), each CPU ISA, with
  * plain stores and (a target claiming a 4 KiB L3) the f32 rows through a mirror and
  * non-temporal stores: dx alone (a thread's rows one run, 61-float rows that start and end
@@ -1387,6 +1438,7 @@ int main(void) {
         cmocka_unit_test(test_stride_phase_planes),
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_planar_conv_flat),
+        cmocka_unit_test(test_planar_conv_short_rows),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),

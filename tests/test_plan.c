@@ -1983,6 +1983,35 @@ static void test_planar_rows_flat(void **state) {
     }
 }
 
+/* Grouped convs of up to 16 channels a group run planar on rows of any length (their
+ * channels-last path leaves most lanes idle); 32 channels a group, depthwise and dense layers
+ * with short rows keep their other paths. */
+static void test_planar_few_group_channels(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int flat;
+    } planar[] = {
+        {"bwdd_f32_nchw_g32mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_f32_nchw_g32mb8ic512oc512_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+        {"bwdd_f32_nchw_g32mb8ic128oc128_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        {"fwd_f32_nchw_g32mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+    };
+    for (size_t c = 0; c < sizeof planar / sizeof planar[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(planar[c].problem, &base_target, CG_STEP_PLANAR_CONV, &plan);
+        if (s->rows_flat != planar[c].flat) fail_msg("%s: rows_flat %d", planar[c].problem, s->rows_flat);
+        assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL), 0);
+        free(plan);
+    }
+    static const char *const elsewhere[] = {
+        "bwdd_f32_nchw_g32mb8ic1024oc1024_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdd_f32_nchw_g1mb8ic16oc16_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    };
+    assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0], CG_STEP_PLANAR_CONV);
+}
+
 static void test_planar_strided_dx(void **state) {
     (void)state;
     static const struct {
@@ -2954,6 +2983,7 @@ int main(void) {
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat),
+        cmocka_unit_test(test_planar_few_group_channels),
         cmocka_unit_test(test_planar_phases),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
