@@ -347,11 +347,8 @@ static void set_planar_conv_taps(cg_template_values *v, const cg_step *s) {
     set_list(v, "OFF1", column[1], (int)taps);
     set_list(v, "COL2", column[2], (int)taps);
     set_list(v, "PHASE_END", phase_end, (int)s->stride[2]);
-    int64_t col_min = 0, col_max = 0;
-    for (int64_t t = 0; t < taps; t++) {
-        if (t == 0 || column[2][t] < col_min) col_min = column[2][t];
-        if (t == 0 || column[2][t] > col_max) col_max = column[2][t];
-    }
+    int64_t col_min, col_max;
+    cg_planar_column_range(s, &col_min, &col_max);
     cg_values_int(v, "FLAT", s->rows_flat);
     cg_values_int(v, "FLAT_CHUNK", s->rows_flat ? s->item_pixels : 1);
     cg_values_int(v, "COL_MIN", col_min);

@@ -55,6 +55,8 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg);
 /* Helpers the planar planners share: tap offsets (sign +1: x at p - pl + d*f; -1: dy at
  * p + pl - d*f), a tensor's channels-first planes as a view, and the row extents of a planar dw GEMM (trailing 1x1 stride-1 dims folded into the row). */
 void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign);
+/* The smallest and largest column offset (tap_offset[t][2]) of a planar step's taps. */
+void cg_planar_column_range(const cg_step *step, int64_t *lo, int64_t *hi);
 void cg_planar_plane_view(cg_view *view, int buffer, int64_t n, int64_t c, const int64_t ext[3]);
 void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]);
 /* A step of `kind` (msg says why when the plan is full); a planar fwd (x -> y) or dx (dy -> dx)

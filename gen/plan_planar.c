@@ -17,8 +17,6 @@
 #include "tiles.h"
 
 
-#define PLANAR_FEW_GROUP_CHANNELS 16
-
 /* Dense or grouped problems the planar kernel serves: fwd and dx (dw needs the channels-last
  * reduction kernels). Stride 1, or dx alone with any stride across rows and stride 2 along
  * them: the kernel then computes the two phases of a row in separate registers and
@@ -35,9 +33,8 @@ static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, int vl
      * ms, 16 at 14x14 1.70 -> 1.19, 16 at 28x28 -> 14x14 stride 2 3.29 -> 1.52; 4 channels at
      * 28x28 1.58 -> 0.36, 8 at 7x7 0.21 -> 0.08, an 8-channel forward pass at 14x14 1.00 ->
      * 0.27; with 32 channels a group it ran level at 7x7 and 1.5x slower at 14x14 -> 7x7. */
-    const int64_t cin_g = p->c / p->groups, cout_g = p->k / p->groups;
-    if (p->groups > 1 && cin_g <= PLANAR_FEW_GROUP_CHANNELS &&
-        cout_g <= PLANAR_FEW_GROUP_CHANNELS && cin_g * cout_g > 1)
+    const int64_t few = 16, cin_g = p->c / p->groups, cout_g = p->k / p->groups;
+    if (p->groups > 1 && cin_g <= few && cout_g <= few && cin_g * cout_g > 1)
         return 1;
     /* Rows of at least two vectors (per phase): with one, the tile is MR broadcasts per input
      * vector and the broadcasts, not the FMAs, set the pace (S9's 16-wide rows ran 10%
@@ -138,6 +135,15 @@ void cg_planar_fill_taps(cg_step *step, const cg_dims *dims, int sign) {
                 step->tap_map[t] = (int32_t)t;
             }
     for (int i = 0; i < 3; i++) step->taps[i] = dims->filter[i];
+}
+
+void cg_planar_column_range(const cg_step *step, int64_t *lo, int64_t *hi) {
+    const int64_t taps = step->taps[0] * step->taps[1] * step->taps[2];
+    *lo = *hi = step->tap_offset[0][2];
+    for (int64_t t = 1; t < taps; t++) {
+        if (step->tap_offset[t][2] < *lo) *lo = step->tap_offset[t][2];
+        if (step->tap_offset[t][2] > *hi) *hi = step->tap_offset[t][2];
+    }
 }
 
 cg_step *cg_planar_add_step(cg_plan *plan, cg_step_kind kind, char *msg) {
@@ -299,12 +305,8 @@ static int rows_flat_applies(const cg_plan *plan, const cg_step *step, const cg_
     const int64_t sw = step->stride[2], jw = cg_ceil_div(step->count[2], sw);
     if (step->dst.logical[2] != sw * jw || step->src.logical[2] != jw) return 0;
     if (jw % budget->vlen == 0) return 0; /* the rows fill whole vectors already */
-    const int64_t taps = step->taps[0] * step->taps[1] * step->taps[2];
-    int64_t lo = 0, hi = 0;
-    for (int64_t t = 0; t < taps; t++) {
-        if (t == 0 || step->tap_offset[t][2] < lo) lo = step->tap_offset[t][2];
-        if (t == 0 || step->tap_offset[t][2] > hi) hi = step->tap_offset[t][2];
-    }
+    int64_t lo, hi;
+    cg_planar_column_range(step, &lo, &hi);
     const int64_t low_bit = jw & -jw, gcd = low_bit < budget->vlen ? low_bit : budget->vlen;
     return (jw / gcd) * (hi - lo + 1) * 4 <= FLAT_MASK_BYTES_MAX;
 }

@@ -198,6 +198,17 @@ static inline __attribute__((always_inline)) void store_tile(ELEM *const rows[MR
         }
 }
 
+/* Clears a tile's accumulators, every phase's. */
+static inline __attribute__((always_inline)) void zero_tile(cg_vec acc[SW][MR][NV],
+                                                            const int mr) {
+#pragma clang loop unroll(full)
+    for (int q = 0; q < SW; q++)
+#pragma clang loop unroll(full)
+        for (int m = 0; m < mr; m++)
+#pragma clang loop unroll(full)
+            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
+}
+
 /* One tile: mr channels (<= MR) x NV vectors starting at j0 of each row phase, both phases'
  * accumulators live. The taps come sorted by phase: phase q owns taps [phase_end[q-1],
  * phase_end[q]). */
@@ -206,12 +217,9 @@ static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELE
                                                        int64_t o0, int64_t o1, int64_t j0,
                                                        const int mr) {
     cg_vec acc[SW][MR][NV];
+    zero_tile(acc, mr);
 #pragma clang loop unroll(full)
     for (int q = 0; q < SW; q++) {
-#pragma clang loop unroll(full)
-        for (int m = 0; m < mr; m++)
-#pragma clang loop unroll(full)
-            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
 #pragma clang loop unroll(full)
         for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
             add_tap(acc[q], in, group_in, wp, o0, o1, j0, t, mr);
@@ -360,12 +368,9 @@ static inline __attribute__((always_inline)) void flat_tile_edge(
     const uint32_t col_mask[SHIFTS][MASK_CYCLE], ELEM *const slices[MR], int64_t o0, int64_t p,
     int64_t f0, int64_t f_end, const int mr) {
     cg_vec acc[SW][MR][NV];
+    zero_tile(acc, mr);
 #pragma clang loop unroll(full)
     for (int q = 0; q < SW; q++) {
-#pragma clang loop unroll(full)
-        for (int m = 0; m < mr; m++)
-#pragma clang loop unroll(full)
-            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
 #pragma clang loop unroll(full)
         for (int t = q == 0 ? 0 : phase_end[q - 1]; t < phase_end[q]; t++)
             flat_add_tap(acc[q], in, group_in, wp, col_mask, o0, p, f0, f_end, t, mr);
@@ -385,12 +390,7 @@ static inline __attribute__((always_inline)) void flat_tile_interior(
     ELEM *const slices[MR], int64_t o0, int64_t p, int64_t f0, int64_t f_end, const int mr) {
     const int64_t cycle = (f0 / CG_VLEN) % MASK_CYCLE;
     cg_vec acc[SW][MR][NV];
-#pragma clang loop unroll(full)
-    for (int q = 0; q < SW; q++)
-#pragma clang loop unroll(full)
-        for (int m = 0; m < mr; m++)
-#pragma clang loop unroll(full)
-            for (int v = 0; v < NV; v++) acc[q][m][v] = cg_vzero();
+    zero_tile(acc, mr);
     int64_t offset[TAPS];
     int hit[TAPS];
 #pragma clang loop unroll(full)
