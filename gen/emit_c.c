@@ -576,11 +576,53 @@ static void set_split_partials(cg_template_values *v, const cg_step *s) {
     cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
 }
 
+/* The planar dw GEMM walked flat: each tap's flat offset and column masks, the plane's
+ * vectors where every tap reads inside the x plane (the rest clip their lanes), and the
+ * units (plane segments) and chunks the planner chose. */
+static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
+                                       cg_template_values *v) {
+    const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    const int64_t taps = cg_prod(s->taps, 3), width = s->col_period;
+    const int64_t plane = s->out[1] * s->out[2];
+    int64_t off[CG_MAX_TAPS], lo = 0, hi = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        off[t] = s->tap_offset[t][1] * width + s->tap_offset[t][2];
+        if (off[t] < lo) lo = off[t];
+        if (off[t] > hi) hi = off[t];
+    }
+    int64_t first = cg_ceil_div(-lo, vlen), last = cg_floor_div(plane - hi, vlen);
+    if (last < first) last = first;
+    const int64_t cycle = width / cg_gcd(width, vlen);
+    set_planar_storage(v, plan->problem.dtype, 0);
+    cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
+    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+    cg_values_int(v, "PLANE", plane);
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "GROUPS", s->groups);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "COUT_PAD", s->cout_pad);
+    cg_values_int(v, "TAPS", taps);
+    set_list(v, "TAP_OFF", off, (int)taps);
+    cg_values_int(v, "MASK_CYCLE", cycle);
+    set_column_masks(v, s, cycle, taps, vlen);
+    cg_values_int(v, "INNER_FIRST", first);
+    cg_values_int(v, "INNER_END", last);
+    cg_values_int(v, "MR", s->mr);
+    cg_values_int(v, "NT", s->nv);
+    set_split_partials(v, s);
+    cg_values_int(v, "SEG", s->item_pixels);
+    cg_values_int(v, "UNITS", s->rows);
+    cg_values_int(v, "CHUNK_UNITS", s->row_block);
+    return "cpu/planar_dw_flat.c.in";
+}
+
 /* The planar dw GEMM: row taps (distinct (off0, off1) pairs) and each tap's column offset;
  * the vectors of a row where every stream's lanes lie inside its x row; and the zero row a
  * stream reads where its x row is padding (long enough for every load of a row). */
 static const char *fill_planar_dw_gemm(const cg_plan *plan, const cg_step *s,
                                        cg_template_values *v) {
+    if (s->rows_flat) return fill_planar_dw_flat(plan, s, v);
     const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
     const int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
     const int64_t in2 = s->src.logical[2], out2 = s->out[2], s2 = s->stride[2];

@@ -96,6 +96,8 @@ int cg_dw_split_cl_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg);
 /* plan_planar_dw.c: dense and grouped dw (and db) on channels-first planes. */
 cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
+/* Whether a grouped dw (and db) walks its planes flat (planar_dw_flat.c.in). */
+int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen);
 
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */

@@ -322,6 +322,10 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_PLANAR_DW_GEMM:
     case CG_STEP_DW_SPLIT_CL:
         if (s->kind == CG_STEP_PLANAR_DW_GEMM) put_int(b, obj, "row_chunk", s->row_block);
+        if (s->kind == CG_STEP_PLANAR_DW_GEMM && s->rows_flat) {
+            put_bool(b, obj, "rows_flat", 1); /* rows: plane segments; row_chunk: segments */
+            put_int(b, obj, "item_pixels", s->item_pixels);
+        }
         if (s->kind == CG_STEP_DW_SPLIT_CL) {
             put_int(b, obj, "block_group", s->block_run);
             put_int(b, obj, "chunk_units", s->item_rows);

@@ -67,6 +67,7 @@ int cg_unpadded_1x1(const cg_dims *dims) {
  * least two vectors (1x1 planes without padding count as one long row). */
 static int planar_dw_gemm_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
     if (!(p->ops & CG_OP_BWD_WEIGHT) || (p->ops & (CG_OP_FWD | CG_OP_BWD_DATA))) return 0;
+    if (cg_planar_dw_flat_applies(p, dims, vlen)) return 1;
     if (dims->stride[2] > 2 || cg_dw_rows_fit_stack(dims)) return 0;
     int64_t flat[3], out[3];
     cg_planar_flatten(dims, flat, out);

@@ -154,7 +154,8 @@ static void test_split_dw_is_deterministic(void **state) {
     for (int t = 0; t < CG_T_COUNT; t++) free(first[t]), free(second[t]);
 }
 
-/* Split factors that divide nothing (5 splits of 21 rows) and one split per row. */
+/* Split factors that divide nothing (5 splits of 21 rows) and one split per row (or per
+ * plane, where a grouped dw walks its planes flat). */
 static void test_split_remainders(void **state) {
     (void)state;
     const char *config =
@@ -164,7 +165,9 @@ static void test_split_remainders(void **state) {
         "{\"name\":\"rem_dw\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":10,\"k\":10,"
         "\"groups\":10,\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"rem_db\",\"op\":\"bwd_bias\",\"n\":3,\"c\":4,\"k\":10,"
-        "\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]}]}";
+        "\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"rem_flat\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"n\":3,\"c\":8,"
+        "\"k\":6,\"groups\":2,\"input\":[7,9],\"filter\":[3,3],\"pad\":[1,1]}]}";
     const int splits[] = {5, 21, 1000};
     for (int i = 0; i < 3; i++) {
         char path[4200], dir[4200], msg[CG_MSG_MAX], leaf[32];
@@ -864,6 +867,54 @@ static void test_planar_conv_short_rows(void **state) {
     free(problems);
 }
 
+/* Grouped dw walked flat (planar_dw_flat.c.in), each CPU ISA against the reference with
+ * NaN-prefilled outputs; groups of at most 3 output channels, so that every ISA's vector
+ * (4 lanes and up) plans it flat: 28x28 (a plane a unit, chunks of several images), 50x50
+ * with db (a plane cut into segments), 3x5 planes (every vector an edge), 3 channels a group
+ * in 5x5 taps (tiles and stream tiles with tails), dilation 2, asymmetric padding of an even
+ * filter, 1-D, f16 and bf16, and 7 images over 3 splits (split_remainders forces more). */
+static void test_planar_dw_flat(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"g2_28\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":8,\"k\":8,\"groups\":4,\"input\":[28,28],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"g3_50_db\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":6,\"k\":6,\"groups\":2,\"input\":[50,50],"
+        "\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"tiny\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":4,\"k\":6,\"groups\":2,\"input\":[3,5],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"f5\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":10,\"k\":6,\"groups\":2,\"input\":[11,13],\"filter\":[5,5],"
+        "\"pad\":[2,2]},"
+        "{\"name\":\"dil\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":6,\"groups\":3,\"input\":[13,11],\"filter\":[3,3],"
+        "\"dilation\":[2,2],\"pad\":[2,2]},"
+        "{\"name\":\"asym\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":8,\"k\":6,\"groups\":2,\"input\":[9,20],"
+        "\"filter\":[2,4],\"pad_lo\":[0,1],\"pad_hi\":[1,2]},"
+        "{\"name\":\"g1d\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCW\","
+        "\"n\":3,\"c\":8,\"k\":8,\"groups\":4,\"input\":[37],\"filter\":[5],\"pad\":[2]},"
+        "{\"name\":\"f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":8,\"k\":8,\"groups\":4,\"input\":[7,7],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":6,\"k\":6,\"groups\":2,\"input\":[17,19],"
+        "\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"splits\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":7,\"c\":4,\"k\":4,\"groups\":2,\"input\":[12,12],\"filter\":[3,3],"
+        "\"pad\":[1,1]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    check_planned_pack("dw_flat", problems, count, 0,
+                       "test $(grep -l 'template: templates/cpu/planar_dw_flat.c.in' "
+                       "$d/src/*.c | wc -l) -eq $((3 * n))");
+    free(problems);
+}
+
 /* Stride-1 depthwise rows on channels-first planes (planar_depthwise), each CPU ISA, with
  * plain stores and (a target claiming a 4 KiB L3) the f32 rows through a mirror and
  * non-temporal stores: dx alone (a thread's rows one run, 61-float rows that start and end
@@ -1439,6 +1490,7 @@ int main(void) {
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_planar_conv_flat),
         cmocka_unit_test(test_planar_conv_short_rows),
+        cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),

@@ -1983,6 +1983,59 @@ static void test_planar_rows_flat(void **state) {
     }
 }
 
+/* Grouped dw of fewer output channels a group than the vector's lanes, at stride 1 on 2-D or
+ * 1-D planes of equal x and dy extents, walks the planes flat: units of whole vectors (a
+ * plane, or equal segments where a tile's dy planes would not fit half the L1), chunks whose
+ * tile dy stays in half the L1. Others keep their kernels. */
+static void test_planar_dw_flat(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t item_pixels, units;
+    } flat[] = {
+        /* ResNeXt-50's 8-channel 28x28 layer: a plane a unit (49 vectors) */
+        {"bwdw_f32_nchw_g32mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 784, 8},
+        /* 4 channels at 56x56: 3136 pixels in 3 segments of 66 vectors */
+        {"bwdw_f32_nchw_g32mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1056, 24},
+        /* 14x14 with db, 7 channels a group: chunks of several planes */
+        {"bwdw-bwdb_f32_nchw_g4mb8ic28oc28_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 208, 8},
+        /* dilation 2 with its padding, and 1-D */
+        {"bwdw_f32_nchw_g8mb2ic64oc64_i20x20_o20x20_f3x3_s1x1_d2x2_pl2x2_ph2x2", 400, 2},
+        {"bwdw_f32_ncw_g4mb3ic16oc16_i37_o37_f5_s1_d1_pl2_ph2", 48, 3},
+    };
+    for (size_t c = 0; c < sizeof flat / sizeof flat[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(flat[c].problem, &base_target, CG_STEP_PLANAR_DW_GEMM, &plan);
+        if (!s->rows_flat) fail_msg("%s: not walked flat", flat[c].problem);
+        assert_int_equal(s->item_pixels, flat[c].item_pixels);
+        assert_int_equal(s->rows, flat[c].units);
+        assert_int_equal(s->item_pixels % 16, 0);
+        assert_int_equal(s->col_period, s->out[2]);
+        assert_true(s->row_block >= 1 && s->row_block <= s->rows / s->splits);
+        assert_true(s->mr * 4 * s->item_pixels * s->row_block <= base_target.l1_bytes / 2);
+        assert_int_equal(s->work_items, s->splits * plan->problem.groups);
+        free(plan);
+    }
+    /* the row walk or the channels-last kernels: 16 output channels a group, stride 2, a
+     * valid-padded (shrinking) plane, 3-D, dense, depthwise, channels-last */
+    static const char *const others[] = {
+        "bwdw_f32_nchw_g32mb8ic512oc512_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g32mb8ic256oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdw_f32_nchw_g32mb8ic256oc256_i28x28_o26x26_f3x3_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_ncdhw_g4mb2ic16oc16_i6x6x6_o6x6x6_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
+        "bwdw_f32_nchw_g1mb8ic8oc8_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nchw_g64mb8ic64oc64_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_nhwc_g32mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    };
+    for (size_t c = 0; c < sizeof others / sizeof others[0]; c++) {
+        cg_problem raw = parse(others[c]);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        for (int i = 0; i < plan->step_count; i++)
+            if (plan->steps[i].rows_flat) fail_msg("%s: walked flat", others[c]);
+        free(plan);
+    }
+}
+
 /* Grouped convs of up to 16 channels a group run planar on rows of any length (their
  * channels-last path leaves most lanes idle); 32 channels a group, depthwise and dense layers
  * with short rows keep their other paths. */
@@ -2982,7 +3035,7 @@ int main(void) {
         cmocka_unit_test(test_reproducers_2d),  cmocka_unit_test(test_reproducer_3d),
         cmocka_unit_test(test_worked_examples), cmocka_unit_test(test_empty_phases),
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
-        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat),
+        cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat), cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_planar_few_group_channels),
         cmocka_unit_test(test_planar_phases),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
