@@ -576,17 +576,21 @@ static void set_split_partials(cg_template_values *v, const cg_step *s) {
     cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
 }
 
-/* The planar dw GEMM walked flat: each tap's flat offset and column masks, the plane's
+/* The planar dw GEMM walked flat: each tap's flat offset (and quarter) and column masks, the plane's
  * vectors where every tap reads inside the x plane (the rest clip their lanes), and the
  * units (plane segments) and chunks the planner chose. */
 static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
                                        cg_template_values *v) {
     const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
     const int64_t taps = cg_prod(s->taps, 3), width = s->col_period;
-    const int64_t plane = s->out[1] * s->out[2];
-    int64_t off[CG_MAX_TAPS], lo = 0, hi = 0;
+    const int64_t plane = s->out[1] * s->out[2], seg = s->item_pixels;
+    const int quarters = s->stride[2] == 2; /* the taps read x's quarters (both strides 2) */
+    int64_t off[CG_MAX_TAPS], base[CG_MAX_TAPS], lo = 0, hi = 0;
     for (int64_t t = 0; t < taps; t++) {
-        off[t] = s->tap_offset[t][1] * width + s->tap_offset[t][2];
+        const int64_t a = s->tap_offset[t][1], b = s->tap_offset[t][2];
+        const int64_t sy = quarters ? cg_floor_div(a, 2) : a, sx = quarters ? cg_floor_div(b, 2) : b;
+        base[t] = quarters ? (2 * (a - 2 * sy) + (b - 2 * sx)) * seg : 0;
+        off[t] = sy * width + sx;
         if (off[t] < lo) lo = off[t];
         if (off[t] > hi) hi = off[t];
     }
@@ -604,6 +608,17 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     cg_values_int(v, "COUT_PAD", s->cout_pad);
     cg_values_int(v, "TAPS", taps);
     set_list(v, "TAP_OFF", off, (int)taps);
+    set_list(v, "TAP_BASE", base, (int)taps);
+    cg_values_int(v, "QUARTERS", quarters);
+    cg_values_int(v, "X_IN2", s->src.logical[2]);
+    cg_values_int(v, "X_PLANE", s->src.logical[1] * s->src.logical[2]);
+    cg_values_int(v, "OUT_H", s->out[1]);
+    cg_values_int(v, "OUT_W", width);
+    cg_values_set(v, "SRC_ELEM", "%s", quarters ? "float" : elem_type(plan->problem.dtype));
+    cg_values_set(v, "SRC_LOADV", "cg_vload%s", quarters ? "" : vec_suffix(plan->problem.dtype));
+    cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s",
+                  quarters ? "" : vec_suffix(plan->problem.dtype));
+    cg_values_int(v, "SRC_CHANNEL", quarters ? 4 * seg : plane);
     cg_values_int(v, "MASK_CYCLE", cycle);
     set_column_masks(v, s, cycle, taps, vlen);
     cg_values_int(v, "INNER_FIRST", first);

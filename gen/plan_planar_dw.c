@@ -50,6 +50,11 @@ static int64_t choose_row_chunk(const cg_target *target, const cg_step *part, in
     return chunk < 1 ? 1 : chunk;
 }
 
+/* The stack a flat dw's chunk may hold x's quarters in (stride 2): an eighth of the 8 MiB
+ * thread stacks (libomp's OMP_STACKSIZE on Debian, pthreads), and half the L2 of the machines
+ * measured, where they stay while every tile reads them. */
+#define DW_FLAT_QUARTERS_BYTES ((int64_t)256 << 10)
+
 /* Grouped dw (db may ride along) at stride 1 on 2-D or 1-D planes whose x rows are as long and
  * as many as dy's ("same" padding, any dilation): tap t reads x at the dy pixel's flat index
  * plus off1 * W + off2, so the lanes run along whole planes across row ends, a column mask
@@ -66,10 +71,15 @@ static int64_t choose_row_chunk(const cg_target *target, const cg_step *part, in
 int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
     if (p->channels_last || p->groups == 1 || cg_is_depthwise(p) || dims->taps < 2) return 0;
     if (p->k / p->groups >= vlen) return 0;
-    if (dims->in[0] != 1 || dims->out[0] != 1) return 0;
-    for (int i = 0; i < 3; i++)
-        if (dims->stride[i] != 1) return 0;
-    return dims->in[1] == dims->out[1] && dims->in[2] == dims->out[2];
+    if (dims->in[0] != 1 || dims->out[0] != 1 || dims->stride[0] != 1) return 0;
+    if (dims->stride[1] == 1 && dims->stride[2] == 1)
+        return dims->in[1] == dims->out[1] && dims->in[2] == dims->out[2];
+    /* stride 2 both ways on x planes twice dy's: x's quarters, each a dy plane, read at stride
+     * 1 (a quarter column or row outside dy's is outside x: the masks stay exact) */
+    const int64_t plane = cg_ceil_div(dims->out[1] * dims->out[2], vlen) * vlen;
+    return dims->stride[1] == 2 && dims->stride[2] == 2 && dims->in[1] == 2 * dims->out[1] &&
+           dims->in[2] == 2 * dims->out[2] &&
+           p->c / p->groups * 4 * plane * 4 <= DW_FLAT_QUARTERS_BYTES;
 }
 
 /* Flat walk: a unit is one segment of an image's plane (the whole plane where a tile's MR dy
@@ -83,12 +93,15 @@ static void plan_dw_flat(const cg_target *target, cg_step *part, const cg_dims *
     int64_t fit = target->l1_bytes / 2 / (part->mr * elem_bytes);
     if (fit < vlen) fit = vlen;
     int64_t seg = cg_ceil_div(plane, vlen) * vlen;
-    if (seg > fit) seg = cg_ceil_div(cg_ceil_div(plane, cg_ceil_div(plane, fit)), vlen) * vlen;
+    const int quarters = dims->stride[2] == 2; /* whole planes: a chunk builds their quarters */
+    if (seg > fit && !quarters) seg = cg_ceil_div(cg_ceil_div(plane, cg_ceil_div(plane, fit)), vlen) * vlen;
     part->rows_flat = 1;
     part->item_pixels = seg;
     part->rows = part->src.n * cg_ceil_div(plane, seg);
     part->col_period = dims->out[2];
-    for (int64_t t = 0; t < dims->taps; t++) part->col_offset[t] = part->tap_offset[t][2];
+    for (int64_t t = 0; t < dims->taps; t++)
+        part->col_offset[t] =
+            (int32_t)(quarters ? cg_floor_div(part->tap_offset[t][2], 2) : part->tap_offset[t][2]);
 }
 
 static int64_t flat_chunk_units(const cg_target *target, const cg_step *part, int64_t elem_bytes) {
@@ -98,6 +111,9 @@ static int64_t flat_chunk_units(const cg_target *target, const cg_step *part, in
     if (units > by_l2) units = by_l2;
     if (units > part->rows / part->splits) units = part->rows / part->splits;
     if (units > 64) units = 64;
+    const int64_t quarters = part->stride[2] == 2 ? part->cin_g * 4 * seg * 4 : 0;
+    if (quarters > 0 && units > DW_FLAT_QUARTERS_BYTES / quarters)
+        units = DW_FLAT_QUARTERS_BYTES / quarters;
     return units < 1 ? 1 : units;
 }
 
@@ -128,13 +144,14 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg) 
         part->filter[i] = dims->filter[i];
     }
     const int64_t taps = dims->taps, streams = part->cin_g * taps;
-    choose_tile(cg_isa_budget_of(target->isa), (int)dims->stride[2], part->cout_g, streams,
+    /* the flat walk's quarters make every x load a single one, stride 2 or not */
+    const int flat = cg_planar_dw_flat_applies(p, dims, cg_isa_budget_of(target->isa)->vlen);
+    choose_tile(cg_isa_budget_of(target->isa), flat ? 1 : (int)dims->stride[2], part->cout_g, streams,
                 &part->mr, &part->nv);
     if (target->force_mr > 0) part->mr = target->force_mr;
     if (target->force_nv > 0) part->nv = target->force_nv;
     part->vlen = 1; /* the tile's second extent counts streams, not vectors */
     part->rows = p->n * out[0] * out[1];
-    const int flat = cg_planar_dw_flat_applies(p, dims, cg_isa_budget_of(target->isa)->vlen);
     if (flat)
         plan_dw_flat(target, part, dims, cg_dtype_size(p->dtype), cg_isa_budget_of(target->isa)->vlen);
     int64_t split_floats = p->groups * taps * part->cin_g * part->cout_pad +

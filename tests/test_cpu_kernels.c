@@ -872,7 +872,10 @@ static void test_planar_conv_short_rows(void **state) {
  * (4 lanes and up) plans it flat: 28x28 (a plane a unit, chunks of several images), 50x50
  * with db (a plane cut into segments), 3x5 planes (every vector an edge), 3 channels a group
  * in 5x5 taps (tiles and stream tiles with tails), dilation 2, asymmetric padding of an even
- * filter, 1-D, f16 and bf16, and 7 images over 3 splits (split_remainders forces more). */
+ * filter, 1-D, f16 and bf16, and 7 images over 3 splits (split_remainders forces more);
+ * at stride 2 (x's quarters): 28x28 -> 14x14 with db, 19-wide output rows, 5x5 taps, a 2x2
+ * filter without padding, dilation 2 with asymmetric padding, f16, and 7x7 -> 4x4 planes
+ * (several a chunk). */
 static void test_planar_dw_flat(void **state) {
     (void)state;
     static const char config[] =
@@ -905,7 +908,28 @@ static void test_planar_dw_flat(void **state) {
         "\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"splits\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":7,\"c\":4,\"k\":4,\"groups\":2,\"input\":[12,12],\"filter\":[3,3],"
-        "\"pad\":[1,1]}"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"s2_db\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":8,\"k\":6,\"groups\":2,\"input\":[28,28],"
+        "\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"s2_w19\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":6,\"groups\":3,\"input\":[6,38],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"s2_f5\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":10,\"k\":6,\"groups\":2,\"input\":[12,20],\"filter\":[5,5],"
+        "\"stride\":[2,2],\"pad_lo\":[2,2],\"pad_hi\":[1,1]},"
+        "{\"name\":\"s2_f2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":6,\"groups\":2,\"input\":[16,18],\"filter\":[2,2],"
+        "\"stride\":[2,2]},"
+        "{\"name\":\"s2_dil\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":6,\"k\":6,\"groups\":3,\"input\":[14,22],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"dilation\":[2,2],\"pad_lo\":[2,2],\"pad_hi\":[1,1]},"
+        "{\"name\":\"s2_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":12,\"k\":12,\"groups\":4,\"input\":[10,14],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"s2_small\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":5,\"c\":4,\"k\":4,\"groups\":2,\"input\":[8,8],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]}"
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);

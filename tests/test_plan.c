@@ -2002,6 +2002,9 @@ static void test_planar_dw_flat(void **state) {
         /* dilation 2 with its padding, and 1-D */
         {"bwdw_f32_nchw_g8mb2ic64oc64_i20x20_o20x20_f3x3_s1x1_d2x2_pl2x2_ph2x2", 400, 2},
         {"bwdw_f32_ncw_g4mb3ic16oc16_i37_o37_f5_s1_d1_pl2_ph2", 48, 3},
+        /* stride 2 on ResNeXt-50's 8-channel 56x56 -> 28x28 layer: whole planes (x's
+         * quarters, 4 x 8 channels x 784 floats, on the stack), a 6 x 4 tile as at stride 1 */
+        {"bwdw_f32_nchw_g32mb8ic256oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 784, 8},
     };
     for (size_t c = 0; c < sizeof flat / sizeof flat[0]; c++) {
         cg_plan *plan;
@@ -2014,13 +2017,21 @@ static void test_planar_dw_flat(void **state) {
         assert_true(s->row_block >= 1 && s->row_block <= s->rows / s->splits);
         assert_true(s->mr * 4 * s->item_pixels * s->row_block <= base_target.l1_bytes / 2);
         assert_int_equal(s->work_items, s->splits * plan->problem.groups);
+        if (s->stride[2] == 2) {
+            assert_int_equal(s->item_pixels, (s->out[1] * s->out[2] + 15) / 16 * 16);
+            assert_true(s->cin_g * 4 * s->item_pixels * 4 * s->row_block <= 256 << 10);
+            assert_int_equal(s->mr, 6);
+            assert_int_equal(s->nv, 4);
+        }
         free(plan);
     }
-    /* the row walk or the channels-last kernels: 16 output channels a group, stride 2, a
-     * valid-padded (shrinking) plane, 3-D, dense, depthwise, channels-last */
+    /* the row walk or the channels-last kernels: 16 output channels a group, stride 2 on an
+     * odd x plane and on 1-D, a valid-padded (shrinking) plane, 3-D, dense, depthwise,
+     * channels-last */
     static const char *const others[] = {
         "bwdw_f32_nchw_g32mb8ic512oc512_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
-        "bwdw_f32_nchw_g32mb8ic256oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        "bwdw_f32_nchw_g32mb8ic256oc256_i57x57_o29x29_f3x3_s2x2_d1x1_pl1x1_ph1x1",
+        "bwdw_f32_ncw_g4mb3ic16oc16_i38_o19_f3_s2_d1_pl1_ph0",
         "bwdw_f32_nchw_g32mb8ic256oc256_i28x28_o26x26_f3x3_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_ncdhw_g4mb2ic16oc16_i6x6x6_o6x6x6_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
         "bwdw_f32_nchw_g1mb8ic8oc8_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1",
