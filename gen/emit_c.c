@@ -576,6 +576,20 @@ static void set_split_partials(cg_template_values *v, const cg_step *s) {
     cg_values_int(v, "BIAS_OFFSET", s->bias_offset);
 }
 
+/* What both planar dw GEMM walks share: storage, operands, groups and taps. */
+static void set_planar_dw_operands(cg_template_values *v, const cg_plan *plan, const cg_step *s,
+                                   int64_t taps) {
+    set_planar_storage(v, plan->problem.dtype, 0);
+    cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
+    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+    cg_values_int(v, "BATCH", s->src.n);
+    cg_values_int(v, "GROUPS", s->groups);
+    cg_values_int(v, "CIN", s->cin_g);
+    cg_values_int(v, "COUT", s->cout_g);
+    cg_values_int(v, "COUT_PAD", s->cout_pad);
+    cg_values_int(v, "TAPS", taps);
+}
+
 /* The planar dw GEMM walked flat: each tap's flat offset (and quarter) and column masks, the plane's
  * vectors where every tap reads inside the x plane (the rest clip their lanes), and the
  * units (plane segments) and chunks the planner chose. */
@@ -597,16 +611,8 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     int64_t first = cg_ceil_div(-lo, vlen), last = cg_floor_div(plane - hi, vlen);
     if (last < first) last = first;
     const int64_t cycle = width / cg_gcd(width, vlen);
-    set_planar_storage(v, plan->problem.dtype, 0);
-    cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
-    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+    set_planar_dw_operands(v, plan, s, taps);
     cg_values_int(v, "PLANE", plane);
-    cg_values_int(v, "BATCH", s->src.n);
-    cg_values_int(v, "GROUPS", s->groups);
-    cg_values_int(v, "CIN", s->cin_g);
-    cg_values_int(v, "COUT", s->cout_g);
-    cg_values_int(v, "COUT_PAD", s->cout_pad);
-    cg_values_int(v, "TAPS", taps);
     set_list(v, "TAP_OFF", off, (int)taps);
     set_list(v, "TAP_BASE", base, (int)taps);
     cg_values_int(v, "QUARTERS", quarters);
@@ -664,18 +670,10 @@ static const char *fill_planar_dw_gemm(const cg_plan *plan, const cg_step *s,
     if (left > nvec) left = nvec;
     if (right < left) right = left;
     const int64_t zero_pad = (min2 < 0 ? -min2 : 0) + vlen;
-    set_planar_storage(v, plan->problem.dtype, 0);
-    cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
-    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
+    set_planar_dw_operands(v, plan, s, taps);
     set_triple(v, "IN", s->src.logical);
     set_triple(v, "OUT", s->out);
     set_triple(v, "S", s->stride);
-    cg_values_int(v, "BATCH", s->src.n);
-    cg_values_int(v, "GROUPS", s->groups);
-    cg_values_int(v, "CIN", s->cin_g);
-    cg_values_int(v, "COUT", s->cout_g);
-    cg_values_int(v, "COUT_PAD", s->cout_pad);
-    cg_values_int(v, "TAPS", taps);
     cg_values_int(v, "ROW_TAPS", row_taps);
     set_list(v, "ROW_OFF0", row0, (int)row_taps);
     set_list(v, "ROW_OFF1", row1, (int)row_taps);
