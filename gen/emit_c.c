@@ -620,11 +620,16 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     cg_values_int(v, "X_PLANE", s->src.logical[1] * s->src.logical[2]);
     cg_values_int(v, "OUT_H", s->out[1]);
     cg_values_int(v, "OUT_W", width);
-    cg_values_set(v, "SRC_ELEM", "%s", quarters ? "float" : elem_type(plan->problem.dtype));
-    cg_values_set(v, "SRC_LOADV", "cg_vload%s", quarters ? "" : vec_suffix(plan->problem.dtype));
-    cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s",
-                  quarters ? "" : vec_suffix(plan->problem.dtype));
+    const cg_dtype dtype = plan->problem.dtype;
+    cg_values_int(v, "X_STAGED", s->x_staged);
+    cg_values_int(v, "DY_STAGED", s->dy_staged);
+    cg_values_set(v, "SRC_ELEM", "%s", s->x_staged ? "float" : elem_type(dtype));
+    cg_values_set(v, "SRC_LOADV", "cg_vload%s", s->x_staged ? "" : vec_suffix(dtype));
+    cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s", s->x_staged ? "" : vec_suffix(dtype));
     cg_values_int(v, "SRC_CHANNEL", quarters ? 4 * seg : plane);
+    cg_values_set(v, "DY_ELEM", "%s", s->dy_staged ? "float" : elem_type(dtype));
+    cg_values_set(v, "DY_LOADV", "cg_vload%s", s->dy_staged ? "" : vec_suffix(dtype));
+    cg_values_set(v, "DY_LOADV_RANGE", "cg_vload_range%s", s->dy_staged ? "" : vec_suffix(dtype));
     cg_values_int(v, "MASK_CYCLE", cycle);
     set_column_masks(v, s, cycle, taps, vlen);
     cg_values_int(v, "INNER_FIRST", first);

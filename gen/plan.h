@@ -175,13 +175,16 @@ typedef struct cg_step {
                                  last on the stack, dy broadcast from its planes (dw_xturn) */
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
     int dy_staged;            /* DW_PARTIAL: a channels-last dy view copied per row block into
-                                 a contiguous block on the stack */
+                                 a contiguous block on the stack; PLANAR_DW_GEMM rows_flat: a
+                                 chunk's 16-bit dy planes converted to f32 on the stack */
     int taps_held;            /* DW_DEPTHWISE_PARTIAL: every tap's accumulators held in
                                  registers across the item's rows (else a filter row's, per row) */
     int x_staged;             /* DW_DEPTHWISE_PARTIAL (taps_held): a block's x rows staged on
                                  the stack, zero-padded, a ring of them; DW_PARTIAL (1x1,
                                  channels-last x): a row block's x pixels staged in panels of
-                                 k_chunk input channels */
+                                 k_chunk input channels; PLANAR_DW_GEMM rows_flat: a chunk's
+                                 x planes on the stack as f32, as they are (16-bit x, stride 1)
+                                 or as their four quarters (stride 2) */
     int x_staged_once;        /* DW_PARTIAL x_staged: every panel of a row block staged once
                                  for the item's channel blocks (else per block) */
     int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */

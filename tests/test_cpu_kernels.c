@@ -872,7 +872,8 @@ static void test_planar_conv_short_rows(void **state) {
  * (4 lanes and up) plans it flat: 28x28 (a plane a unit, chunks of several images), 50x50
  * with db (a plane cut into segments), 3x5 planes (every vector an edge), 3 channels a group
  * in 5x5 taps (tiles and stream tiles with tails), dilation 2, asymmetric padding of an even
- * filter, 1-D, f16 and bf16, and 7 images over 3 splits (split_remainders forces more);
+ * filter, 1-D, f16 and bf16 (staged as f32 a chunk; a 100x120 f16 plane too large for that,
+ * read in place in segments), and 7 images over 3 splits (split_remainders forces more);
  * at stride 2 (x's quarters): 28x28 -> 14x14 with db, 19-wide output rows, 5x5 taps, a 2x2
  * filter without padding, dilation 2 with asymmetric padding, f16, and 7x7 -> 4x4 planes
  * (several a chunk). */
@@ -927,6 +928,9 @@ static void test_planar_dw_flat(void **state) {
         "{\"name\":\"s2_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":12,\"k\":12,\"groups\":4,\"input\":[10,14],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"f16_wide\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":6,\"k\":6,\"groups\":2,\"input\":[100,120],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
         "{\"name\":\"s2_small\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":5,\"c\":4,\"k\":4,\"groups\":2,\"input\":[8,8],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad\":[1,1]}"
