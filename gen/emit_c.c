@@ -590,9 +590,9 @@ static void set_planar_dw_operands(cg_template_values *v, const cg_plan *plan, c
     cg_values_int(v, "TAPS", taps);
 }
 
-/* The planar dw GEMM walked flat: each tap's flat offset (and quarter) and column masks, the plane's
- * vectors where every tap reads inside the x plane (the rest clip their lanes), and the
- * units (plane segments) and chunks the planner chose. */
+/* The planar dw GEMM walked flat: each tap's flat offset (and quarter) and column masks, the
+ * plane's vectors where every tap reads inside the x plane (the rest clip their lanes), and
+ * the units (plane segments) and chunks the planner chose. */
 static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
                                        cg_template_values *v) {
     const int64_t vlen = cg_isa_budget_of(plan->target.isa)->vlen;
@@ -602,7 +602,8 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     int64_t off[CG_MAX_TAPS], base[CG_MAX_TAPS], lo = 0, hi = 0;
     for (int64_t t = 0; t < taps; t++) {
         const int64_t a = s->tap_offset[t][1], b = s->tap_offset[t][2];
-        const int64_t sy = quarters ? cg_floor_div(a, 2) : a, sx = quarters ? cg_floor_div(b, 2) : b;
+        const int64_t sy = quarters ? cg_floor_div(a, 2) : a;
+        const int64_t sx = quarters ? cg_floor_div(b, 2) : b;
         base[t] = quarters ? (2 * (a - 2 * sy) + (b - 2 * sx)) * seg : 0;
         off[t] = sy * width + sx;
         if (off[t] < lo) lo = off[t];

@@ -51,9 +51,9 @@ static int64_t choose_row_chunk(const cg_target *target, const cg_step *part, in
 }
 
 /* The stack a flat dw's chunk may stage its planes in (x's quarters at stride 2; 16-bit x
- * and dy as f32): an eighth of the 8 MiB
- * thread stacks (libomp's OMP_STACKSIZE on Debian, pthreads), and half the L2 of the machines
- * measured, where they stay while every tile reads them. */
+ * and dy as f32): an eighth of the 8 MiB thread stacks (libomp's OMP_STACKSIZE on Debian,
+ * pthreads), and half the L2 of the machines measured, where they stay while every tile
+ * reads them. */
 #define DW_FLAT_STAGE_BYTES ((int64_t)256 << 10)
 
 /* Grouped dw (db may ride along) at stride 1 on 2-D or 1-D planes whose x rows are as long and
@@ -78,8 +78,8 @@ int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen
      * 56x56 -> 28x28 17.7 -> 7.0, 32-channel 7x7 2.53 -> 1.95 (bf16, a shift a broadcast,
      * ran 28% faster to 28% slower so: kept off). */
     const int64_t cout_g = p->k / p->groups;
-    if (cout_g >= vlen && !(p->dtype == CG_F16 && cout_g <= (dims->stride[2] == 1 ? 2 : 1) * vlen))
-        return 0;
+    const int64_t f16_lanes = (dims->stride[2] == 1 ? 2 : 1) * (int64_t)vlen;
+    if (cout_g >= vlen && !(p->dtype == CG_F16 && cout_g <= f16_lanes)) return 0;
     if (dims->in[0] != 1 || dims->out[0] != 1 || dims->stride[0] != 1) return 0;
     if (dims->stride[1] == 1 && dims->stride[2] == 1)
         return dims->in[1] == dims->out[1] && dims->in[2] == dims->out[2];
@@ -89,6 +89,12 @@ int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen
     return dims->stride[1] == 2 && dims->stride[2] == 2 && dims->in[1] == 2 * dims->out[1] &&
            dims->in[2] == 2 * dims->out[2] &&
            p->c / p->groups * 4 * plane * 4 <= DW_FLAT_STAGE_BYTES;
+}
+
+/* Stack bytes a unit's staged planes take: x (as its four quarters at stride 2) and dy, f32. */
+static int64_t flat_stage_bytes(const cg_step *part, int x_staged, int dy_staged, int64_t seg) {
+    const int64_t x_floats = part->cin_g * (part->stride[2] == 2 ? 4 : 1) * seg;
+    return ((x_staged ? x_floats : 0) + (dy_staged ? part->cout_g * seg : 0)) * 4;
 }
 
 /* Flat walk: a unit is one segment of an image's plane (the whole plane where a tile's MR dy
@@ -106,12 +112,12 @@ static void plan_dw_flat(const cg_target *target, cg_step *part, const cg_dims *
     /* 16-bit planes are converted to f32 once a chunk where whole planes fit the stack budget:
      * converted at every load (each tile reloads them) the flat walk ran at 55-70% of its f32
      * speed, ResNeXt-50's 8-channel 28x28 dw f32 1.43 ms, f16 2.38, bf16 2.50. */
-    const int64_t x_floats = quarters ? 4 * seg : seg;
-    part->x_staged = quarters || (elem_bytes < 4 && (part->cin_g * x_floats + part->cout_g * seg) * 4 <=
-                                                        DW_FLAT_STAGE_BYTES);
-    part->dy_staged = elem_bytes < 4 && part->x_staged &&
-                      (part->cin_g * x_floats + part->cout_g * seg) * 4 <= DW_FLAT_STAGE_BYTES;
-    if (seg > fit && !part->x_staged) seg = cg_ceil_div(cg_ceil_div(plane, cg_ceil_div(plane, fit)), vlen) * vlen;
+    const int wide = elem_bytes < 4 &&
+                     flat_stage_bytes(part, 1, 1, seg) <= DW_FLAT_STAGE_BYTES; /* 16-bit, staged */
+    part->x_staged = quarters || wide;
+    part->dy_staged = wide;
+    if (seg > fit && !part->x_staged)
+        seg = cg_ceil_div(cg_ceil_div(plane, cg_ceil_div(plane, fit)), vlen) * vlen;
     part->rows_flat = 1;
     part->item_pixels = seg;
     part->rows = part->src.n * cg_ceil_div(plane, seg);
@@ -128,8 +134,7 @@ static int64_t flat_chunk_units(const cg_target *target, const cg_step *part, in
     if (units > by_l2) units = by_l2;
     if (units > part->rows / part->splits) units = part->rows / part->splits;
     if (units > 64) units = 64;
-    const int64_t staged = (part->x_staged ? part->cin_g * (part->stride[2] == 2 ? 4 : 1) * seg * 4 : 0) +
-                           (part->dy_staged ? part->cout_g * seg * 4 : 0);
+    const int64_t staged = flat_stage_bytes(part, part->x_staged, part->dy_staged, seg);
     if (staged > 0 && units > DW_FLAT_STAGE_BYTES / staged) units = DW_FLAT_STAGE_BYTES / staged;
     return units < 1 ? 1 : units;
 }
@@ -162,15 +167,16 @@ cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg) 
     }
     const int64_t taps = dims->taps, streams = part->cin_g * taps;
     /* the flat walk's quarters make every x load a single one, stride 2 or not */
-    const int flat = cg_planar_dw_flat_applies(p, dims, cg_isa_budget_of(target->isa)->vlen);
-    choose_tile(cg_isa_budget_of(target->isa), flat ? 1 : (int)dims->stride[2], part->cout_g, streams,
-                &part->mr, &part->nv);
+    const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
+    const int flat = cg_planar_dw_flat_applies(p, dims, budget->vlen);
+    choose_tile(budget, flat ? 1 : (int)dims->stride[2], part->cout_g, streams, &part->mr,
+                &part->nv);
     if (target->force_mr > 0) part->mr = target->force_mr;
     if (target->force_nv > 0) part->nv = target->force_nv;
     part->vlen = 1; /* the tile's second extent counts streams, not vectors */
     part->rows = p->n * out[0] * out[1];
     if (flat)
-        plan_dw_flat(target, part, dims, cg_dtype_size(p->dtype), cg_isa_budget_of(target->isa)->vlen);
+        plan_dw_flat(target, part, dims, (int64_t)cg_dtype_size(p->dtype), budget->vlen);
     int64_t split_floats = p->groups * taps * part->cin_g * part->cout_pad +
                            (part->with_bias ? p->groups * part->cout_pad : 0);
     part->splits = target->force_splits > 0
