@@ -624,6 +624,7 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     const cg_dtype dtype = plan->problem.dtype;
     cg_values_int(v, "X_STAGED", s->x_staged);
     cg_values_int(v, "DY_STAGED", s->dy_staged);
+    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(dtype));
     cg_values_set(v, "SRC_ELEM", "%s", s->x_staged ? "float" : elem_type(dtype));
     cg_values_set(v, "SRC_LOADV", "cg_vload%s", s->x_staged ? "" : vec_suffix(dtype));
     cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s", s->x_staged ? "" : vec_suffix(dtype));
@@ -854,6 +855,13 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_PLANAR_CONV:
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
+        /* what the taps read: the planes in place, or a group's staged as f32 */
+        cg_values_int(v, "STAGED", s->in_staged);
+        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
+        cg_values_set(v, "SRC_ELEM", "%s", s->in_staged ? "float" : elem_type(p->dtype));
+        cg_values_set(v, "SRC_LOADV", "cg_vload%s", s->in_staged ? "" : vec_suffix(p->dtype));
+        cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s",
+                      s->in_staged ? "" : vec_suffix(p->dtype));
         cg_values_int(v, "STREAM", s->stream);
         return "cpu/planar_conv.c.in";
     case CG_STEP_DX_GEMM_1X1:

@@ -152,6 +152,8 @@ typedef struct cg_step {
                             walked as one run over the batch */
     int rows_flat;       /* PLANAR_CONV: an item walks a run of one row residue's output rows
                             as one flat index (lanes across row ends; item_pixels of them) */
+    int in_staged;       /* PLANAR_CONV: a group's 16-bit input planes converted to f32 on the
+                            stack once per (n, group), the taps reading them there */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
                             work item (of its one channel block); PLANAR_CONV rows_flat:
                             flat positions per work item */

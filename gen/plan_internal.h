@@ -98,6 +98,10 @@ cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg);
 cg_status cg_plan_planar_dw_gemm(cg_plan *plan, const cg_dims *dims, char *msg);
 /* Whether a grouped dw (and db) walks its planes flat (planar_dw_flat.c.in). */
 int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen);
+/* The stack a planar kernel call may stage planes in (16-bit planes as f32, x's quarters): an
+ * eighth of the 8 MiB thread stacks (libomp's OMP_STACKSIZE on Debian, pthreads), and half
+ * the L2 of the machines measured, where they stay while every tile reads them. */
+#define CG_PLANAR_STAGE_BYTES ((int64_t)256 << 10)
 
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd
  * steps do not apply or the heuristic (or a `"winograd": 0` override) declines; and its steps. */

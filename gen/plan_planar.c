@@ -335,6 +335,15 @@ static void plan_rows_flat(cg_plan *plan, cg_step *step, const cg_isa_budget *bu
     step->work_items = outer * cg_ceil_div(residue, chunk);
 }
 
+/* 16-bit planes whose taps would convert every vector they load, once per tap and channel
+ * block, on the ports the FMAs use (4-channel groups of ResNeXt ran their dx at 67% of the f32
+ * speed, 16-channel ones at 66%): the group's input planes are converted to f32 on the stack
+ * once per (n, group) instead, where they fit its budget. */
+static int stages_input_planes(const cg_plan *plan, const cg_step *step) {
+    return plan->problem.dtype != CG_F32 && !step->stream &&
+           step->cin_g * cg_prod(step->src.logical, 3) * 4 <= CG_PLANAR_STAGE_BYTES;
+}
+
 /* Dense/grouped planar steps: a tile of MR output channels x NV vectors along the row (per
  * phase of the row for stride-2 dx); the weights are packed [g][channel block][tap][cin][MR]
  * by a PACK_W step (its "nr" is MR). step->stride holds the dx strides: tap t reads input row
@@ -353,6 +362,7 @@ static cg_status plan_planar_dense(cg_plan *plan, const cg_dims *dims, char *msg
         step->work_items = p->n * p->groups * step->count[0] * step->count[1];
         step->stream = planar_conv_streams(plan, step, budget);
         if (rows_flat_applies(plan, step, budget)) plan_rows_flat(plan, step, budget);
+        step->in_staged = stages_input_planes(plan, step);
         int64_t taps = dims->taps, blocks = (step->cout_g + step->mr - 1) / step->mr;
         step->wpack_offset =
             cg_ws_alloc(plan, p->groups * blocks * taps * step->cin_g * step->mr * 4);

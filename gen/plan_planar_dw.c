@@ -50,12 +50,6 @@ static int64_t choose_row_chunk(const cg_target *target, const cg_step *part, in
     return chunk < 1 ? 1 : chunk;
 }
 
-/* The stack a flat dw's chunk may stage its planes in (x's quarters at stride 2; 16-bit x
- * and dy as f32): an eighth of the 8 MiB thread stacks (libomp's OMP_STACKSIZE on Debian,
- * pthreads), and half the L2 of the machines measured, where they stay while every tile
- * reads them. */
-#define DW_FLAT_STAGE_BYTES ((int64_t)256 << 10)
-
 /* Grouped dw (db may ride along) at stride 1 on 2-D or 1-D planes whose x rows are as long and
  * as many as dy's ("same" padding, any dilation): tap t reads x at the dy pixel's flat index
  * plus off1 * W + off2, so the lanes run along whole planes across row ends, a column mask
@@ -88,7 +82,7 @@ int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen
     const int64_t plane = cg_ceil_div(dims->out[1] * dims->out[2], vlen) * vlen;
     return dims->stride[1] == 2 && dims->stride[2] == 2 && dims->in[1] == 2 * dims->out[1] &&
            dims->in[2] == 2 * dims->out[2] &&
-           p->c / p->groups * 4 * plane * 4 <= DW_FLAT_STAGE_BYTES;
+           p->c / p->groups * 4 * plane * 4 <= CG_PLANAR_STAGE_BYTES;
 }
 
 /* Stack bytes a unit's staged planes take: x (as its four quarters at stride 2) and dy, f32. */
@@ -113,7 +107,7 @@ static void plan_dw_flat(const cg_target *target, cg_step *part, const cg_dims *
      * converted at every load (each tile reloads them) the flat walk ran at 55-70% of its f32
      * speed, ResNeXt-50's 8-channel 28x28 dw f32 1.43 ms, f16 2.38, bf16 2.50. */
     const int wide = elem_bytes < 4 &&
-                     flat_stage_bytes(part, 1, 1, seg) <= DW_FLAT_STAGE_BYTES; /* 16-bit, staged */
+                     flat_stage_bytes(part, 1, 1, seg) <= CG_PLANAR_STAGE_BYTES; /* 16-bit, staged */
     part->x_staged = quarters || wide;
     part->dy_staged = wide;
     if (seg > fit && !part->x_staged)
@@ -135,7 +129,7 @@ static int64_t flat_chunk_units(const cg_target *target, const cg_step *part, in
     if (units > part->rows / part->splits) units = part->rows / part->splits;
     if (units > 64) units = 64;
     const int64_t staged = flat_stage_bytes(part, part->x_staged, part->dy_staged, seg);
-    if (staged > 0 && units > DW_FLAT_STAGE_BYTES / staged) units = DW_FLAT_STAGE_BYTES / staged;
+    if (staged > 0 && units > CG_PLANAR_STAGE_BYTES / staged) units = CG_PLANAR_STAGE_BYTES / staged;
     return units < 1 ? 1 : units;
 }
 

@@ -867,6 +867,52 @@ static void test_planar_conv_short_rows(void **state) {
     free(problems);
 }
 
+/* 16-bit planar convs whose taps read a group's planes staged as f32 (in_staged), each CPU ISA
+ * against the reference with NaN-prefilled outputs: the row walk (4 input channels a group)
+ * in f16 and 3-D, the flat walk at stride 2 (f16, bf16 on odd rows), a bf16 forward pass,
+ * dilation with asymmetric padding, column shifts of 6 past a short plane's edges (loads
+ * beyond the guards take the masked span), 1-D at stride 2, a dense dx with a channel tail;
+ * batches and groups so that a thread's items move from group to group and restage. Every
+ * problem is planned staged on every ISA. */
+static void test_planar_conv_staged(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"rows_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":12,\"k\":12,\"groups\":3,\"input\":[11,37],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"flat_s2_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":32,\"groups\":2,\"input\":[28,28],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"flat_odd_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":12,\"k\":16,\"groups\":2,\"input\":[49,50],"
+        "\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"fwd_bf16\",\"op\":\"fwd\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":24,\"groups\":2,\"input\":[6,42],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"dil_asym_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":8,\"k\":16,\"groups\":2,\"input\":[13,35],\"filter\":[3,3],"
+        "\"dilation\":[2,2],\"pad_lo\":[2,0],\"pad_hi\":[2,4]},"
+        "{\"name\":\"far_cols_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":8,\"k\":8,\"groups\":2,\"input\":[5,34],\"filter\":[3,3],"
+        "\"dilation\":[1,6],\"pad\":[1,6]},"
+        "{\"name\":\"g3d_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":8,\"k\":8,\"groups\":2,\"input\":[3,4,33],\"filter\":[3,3,3],"
+        "\"pad\":[1,1,1]},"
+        "{\"name\":\"g1d_s2_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[70],\"filter\":[3],"
+        "\"stride\":[2],\"pad\":[1]},"
+        "{\"name\":\"dense_tail_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":20,\"k\":8,\"groups\":1,\"input\":[12,40],"
+        "\"filter\":[5,5],\"pad\":[2,2]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    check_planned_pack("staged", problems, count, 0,
+                       "test $(grep -l 'define STAGED 1' $d/src/*.c | wc -l) -eq $((3 * n))");
+    free(problems);
+}
+
 /* Grouped dw walked flat (planar_dw_flat.c.in), each CPU ISA against the reference with
  * NaN-prefilled outputs; groups of at most 3 output channels, so that every ISA's vector
  * (4 lanes and up) plans it flat: 28x28 (a plane a unit, chunks of several images), 50x50
@@ -1518,6 +1564,7 @@ int main(void) {
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_planar_conv_flat),
         cmocka_unit_test(test_planar_conv_short_rows),
+        cmocka_unit_test(test_planar_conv_staged),
         cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),

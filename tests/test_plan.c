@@ -1983,6 +1983,44 @@ static void test_planar_rows_flat(void **state) {
     }
 }
 
+/* 16-bit planar convs read a group's input planes staged as f32 where they fit 256 KiB (row
+ * walk and flat walk, dx and fwd); f32, larger groups and streamed outputs read in place. */
+static void test_planar_conv_staged(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged;
+    } cases[] = {
+        /* ResNeXt-50: 4 channels a group at 56x56 (row walk, 49 KiB), 16 at 28x28 -> 14x14 */
+        {"bwdd_f16_nchw_g32mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_bf16_nchw_g32mb8ic512oc512_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+        {"fwd_bf16_nchw_g16mb8ic128oc128_i33x33_o33x33_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        /* the same in f32 */
+        {"bwdd_f32_nchw_g32mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        /* RegNet's 56 channels a group at 56x56: 686 KiB */
+        {"bwdd_f16_nchw_g2mb8ic112oc112_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(cases[c].problem, &base_target, CG_STEP_PLANAR_CONV, &plan);
+        if (s->in_staged != cases[c].staged)
+            fail_msg("%s: staged %d, expected %d", cases[c].problem, s->in_staged, cases[c].staged);
+        if (s->in_staged)
+            assert_true(s->cin_g * s->src.logical[0] * s->src.logical[1] * s->src.logical[2] * 4 <=
+                        256 << 10);
+        free(plan);
+    }
+    /* an output streamed past a claimed 4 KiB L3 keeps the planes in place */
+    cg_target tiny_l3 = base_target;
+    tiny_l3.l3_bytes = 4096;
+    cg_problem raw = parse("fwd_f16_nchw_g16mb8ic128oc128_i33x33_o33x33_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    cg_plan *plan = plan_for(&raw, &tiny_l3);
+    const cg_step *s = find_kind(plan, CG_STEP_PLANAR_CONV);
+    assert_non_null(s);
+    assert_true(s->stream && !s->in_staged);
+    free(plan);
+}
+
 /* Grouped dw of fewer output channels a group than the vector's lanes, at stride 1 on 2-D or
  * 1-D planes of equal x and dy extents, walks the planes flat: units of whole vectors (a
  * plane, or equal segments where a tile's dy planes would not fit half the L1), chunks whose
@@ -3089,7 +3127,7 @@ int main(void) {
         cmocka_unit_test(test_dx_1x1_strided),  cmocka_unit_test(test_random_problems),
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat), cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_planar_few_group_channels),
-        cmocka_unit_test(test_planar_phases),
+        cmocka_unit_test(test_planar_phases), cmocka_unit_test(test_planar_conv_staged),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),

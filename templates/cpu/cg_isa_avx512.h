@@ -32,17 +32,22 @@ static inline void cg_st_f16(void *p, int64_t i, float v) {
     ((uint16_t *)p)[i] = _cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT);
 }
 
+/* Lanes [lo, hi) as a mask. */
+static inline __mmask16 cg_lane_range(int lo, int hi) {
+    return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
 /* Lanes [lo, hi) of p[0 .. CG_VLEN), zero elsewhere; masked lanes are never read, so p may
  * point before or past the buffer where those lanes are. */
 static inline cg_vec cg_vload_range(const float *p, int lo, int hi) {
-    return _mm512_maskz_loadu_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), p);
+    return _mm512_maskz_loadu_ps(cg_lane_range(lo, hi), p);
 }
 static inline float cg_vhsum(cg_vec v) { return _mm512_reduce_add_ps(v); }
 
 /* Zeroes the lanes outside [lo, hi) of a register: with a plain load in front, the cheap
  * way to clip a vector (masked loads are slow on some cores when lanes are masked off). */
 static inline cg_vec cg_vkeep_range(cg_vec v, int lo, int hi) {
-    return _mm512_maskz_mov_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
+    return _mm512_maskz_mov_ps(cg_lane_range(lo, hi), v);
 }
 
 /* out[0..4) += the lane sums of a, b, c, d: pairwise adds of unpacked halves leave the four
@@ -61,7 +66,7 @@ static inline void cg_vhsum4_add(float *out, cg_vec a, cg_vec b, cg_vec c, cg_ve
 /* Stores lanes [lo, hi) of v to p[lo .. hi); the other lanes' memory is not touched (p may
  * point before or past the buffer where those lanes are). */
 static inline void cg_vstore_range(float *p, cg_vec v, int lo, int hi) {
-    _mm512_mask_storeu_ps(p, (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), v);
+    _mm512_mask_storeu_ps(p, cg_lane_range(lo, hi), v);
 }
 
 /* Lanes [k, k + CG_VLEN) of the concatenation a:b (a first), 0 < k < CG_VLEN: one valignd.
@@ -246,7 +251,8 @@ static inline cg_vec cg_vload_bf16(const uint16_t *p) {
 static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
-static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+/* v rounded to bf16 (nearest even, NaNs kept quiet), the 16 halves in order */
+static inline __m256i cg_bf16_halves(cg_vec v) {
     /* rounded in place and the lanes' high halves gathered by one word permute (vpermw), NaNs
      * flagged by an unordered compare: 7 operations where shifting each lane down, narrowing
      * with vpmovdw (2 on port 5) and testing NaN bits took 12, beside the FMAs of a 16-bit
@@ -259,8 +265,28 @@ static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
     const __m512i high_halves =
         _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 29, 27, 25, 23, 21,
                          19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    _mm256_storeu_si256((__m256i *)p,
-                        _mm512_castsi512_si256(_mm512_permutexvar_epi16(high_halves, rounded)));
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(high_halves, rounded));
+}
+static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+    _mm256_storeu_si256((__m256i *)p, cg_bf16_halves(v));
+}
+
+/* 16-bit lanes [lo, hi) by a word mask (AVX512BW), masked lanes neither read nor written (nor
+ * faulting): the shared helpers' stack vector and memcpy took a quarter of a 16-bit stride-2
+ * dx's time, whose flat tiles store most vectors in two row pieces. */
+#define CG_RANGE16_MASKED 1
+static inline cg_vec cg_vload_range_f16(const uint16_t *p, int lo, int hi) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(cg_lane_range(lo, hi), p));
+}
+static inline cg_vec cg_vload_range_bf16(const uint16_t *p, int lo, int hi) {
+    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(cg_lane_range(lo, hi), p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+}
+static inline void cg_vstore_range_f16(uint16_t *p, cg_vec v, int lo, int hi) {
+    _mm256_mask_storeu_epi16(p, cg_lane_range(lo, hi), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void cg_vstore_range_bf16(uint16_t *p, cg_vec v, int lo, int hi) {
+    _mm256_mask_storeu_epi16(p, cg_lane_range(lo, hi), cg_bf16_halves(v));
 }
 
 #include "cg_isa_shared.h"

@@ -18,6 +18,7 @@ static inline __attribute__((always_inline)) uint32_t cg_lanes_in_row(int64_t co
     return bits;
 }
 
+#ifndef CG_RANGE16_MASKED /* AVX-512 masks the words instead */
 static inline cg_vec cg_vload_range_f16(const uint16_t *p, int lo, int hi) {
     uint16_t lanes[CG_VLEN] = {0};
     if (hi > lo) memcpy(lanes + lo, p + lo, sizeof(uint16_t) * (size_t)(hi - lo));
@@ -38,6 +39,23 @@ static inline void cg_vstore_range_bf16(uint16_t *p, cg_vec v, int lo, int hi) {
     cg_vstore_bf16(lanes, v);
     if (hi > lo) memcpy(p + lo, lanes + lo, sizeof(uint16_t) * (size_t)(hi - lo));
 }
+#endif
+
+/* count elements from src as f32 into dst (16-bit: one vector conversion each): kernels that
+ * would convert every element once per use (a tap, a channel block) convert a stage once. */
+#define CG_DEFINE_TO_F32(name, load, load_range)                                                   \
+    static inline void name(const uint16_t *src, float *dst, int64_t count) {                     \
+        int64_t i = 0;                                                                            \
+        for (; i + CG_VLEN <= count; i += CG_VLEN) cg_vstore(dst + i, load(src + i));             \
+        const int tail = (int)(count - i);                                                        \
+        if (tail > 0) cg_vstore_n(dst + i, load_range(src + i, 0, tail), tail);                   \
+    }
+static inline void cg_to_f32(const float *src, float *dst, int64_t count) {
+    memcpy(dst, src, sizeof(float) * (size_t)count);
+}
+CG_DEFINE_TO_F32(cg_to_f32_f16, cg_vload_f16, cg_vload_range_f16)
+CG_DEFINE_TO_F32(cg_to_f32_bf16, cg_vload_bf16, cg_vload_range_bf16)
+#undef CG_DEFINE_TO_F32
 
 /* Block transposes (dst[j*dst_stride + i] = src[i*src_stride + j]) on the prelude's
  * cg_transpose_block_to. The _nt one uses non-temporal stores (dst rows vector-aligned): for

@@ -28,11 +28,21 @@
  * the vector lanes run on across row ends: S6's 25-position phase rows filled 25 of the row
  * tile's 32 lanes, flat 625 of 640. A lane whose column leaves its row is cleared by a mask per
  * (column shift, vector), rows off the input plane by a lane range; the stores split at the
- * output rows' ends (S1 > 1 puts the residue's rows apart). */
+ * output rows' ends (S1 > 1 puts the residue's rows apart).
+ *
+ * STAGED (16-bit storage): the taps read a group's input planes converted to f32 on the stack,
+ * once per (n, group) a thread meets, instead of converting every vector at every tap and
+ * channel block (the conversions take the FMAs' ports: 4-channel groups ran at 67% of f32),
+ * with a guard of zeros on both sides so that every tile loads plainly. */
 #define ELEM float /* storage element: f32 or 16-bit (f16/bf16), converted in registers */
 #define LOADV cg_vload
 #define LOADV_RANGE cg_vload_range
 #define STOREV cg_vstore
+#define STAGED 0
+#define SRC_ELEM float /* what the taps read: ELEM in place, or float (STAGED) */
+#define SRC_LOADV cg_vload
+#define SRC_LOADV_RANGE cg_vload_range
+#define TO_F32 cg_to_f32 /* STAGED: storage elements to f32 */
 #define STOREV_RANGE cg_vstore_range
 #define IN_BUF CG_T_DY
 #define OUT_BUF CG_T_DX
@@ -71,6 +81,12 @@
 #define MIRROR_ROW (SW * ((JW + XW - 1) / XW) * XW)
 #define MIRROR_BYTES ((128 + MIRROR_ROW * (int64_t)sizeof(ELEM) + 63) / 64 * 64)
 #define ALL_LANES ((uint32_t)((1ull << CG_VLEN) - 1u))
+/* STAGED: the zeros each side of the staged planes, past a tile and the furthest column shift
+ * (a load that would still leave them takes the masked span, as at the tensor's ends) */
+#define COL_REACH ((COL_MIN < 0 ? -COL_MIN : 0) + (COL_MIN + SHIFTS > 0 ? COL_MIN + SHIFTS : 0))
+#define STAGE_GUARD (STAGED ? ((XW + COL_REACH) / CG_VLEN + 1) * CG_VLEN : 0)
+#define STAGE_FLOATS (STAGED ? CIN * PLANE + 2 * STAGE_GUARD : 1)
+#define SRC_ELEMS (STAGED ? STAGE_FLOATS : IN_ELEMS) /* what the taps may load from `in` */
 /* FLAT: rows of the tallest residue, its flat length, and the vectors after which the column
  * masks repeat (JW / gcd(JW, CG_VLEN), CG_VLEN a power of two) */
 #define RESIDUE_ROWS ((OUT1 + S1 - 1) / S1)
@@ -102,7 +118,7 @@ static inline uint32_t lane_bits(int64_t lo, int64_t hi) {
 /* acc[m][v] += w[ci][m] * in[ci][v] over the input channels of one tap (clip is a constant
  * after inlining: each variant is its own branch-free loop). */
 static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV],
-                                                               const ELEM *src,
+                                                               const SRC_ELEM *src,
                                                                const float *wt,
                                                                const uint32_t mask[NV],
                                                                const int lo[NV],
@@ -112,10 +128,10 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
         cg_vec xv[NV];
 #pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) {
-            const ELEM *p = src + v * CG_VLEN;
-            xv[v] = clip == CLIP_NONE       ? LOADV(p)
-                    : clip == CLIP_REGISTER ? cg_vkeep_mask(LOADV(p), mask[v])
-                                            : cg_vkeep_mask(LOADV_RANGE(p, lo[v], hi[v]), mask[v]);
+            const SRC_ELEM *p = src + v * CG_VLEN;
+            xv[v] = clip == CLIP_NONE       ? SRC_LOADV(p)
+                    : clip == CLIP_REGISTER ? cg_vkeep_mask(SRC_LOADV(p), mask[v])
+                                            : cg_vkeep_mask(SRC_LOADV_RANGE(p, lo[v], hi[v]), mask[v]);
         }
 #pragma clang loop unroll(full)
         for (int m = 0; m < mr; m++) {
@@ -130,7 +146,8 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
  * where every lane counts, else masked in registers, or (at the tensor's ends, where a plain
  * load could leave it) a load of the masked lanes' span [lo, hi) only. */
 static inline __attribute__((always_inline)) void masked_channel_loop(
-    cg_vec acc[MR][NV], const ELEM *in, const ELEM *src, const float *wt, const uint32_t mask[NV],
+    cg_vec acc[MR][NV], const SRC_ELEM *in, const SRC_ELEM *src, const float *wt,
+    const uint32_t mask[NV],
     const int mr) {
     int lo[NV], hi[NV], full = 1, inside = 1, any = 0;
 #pragma clang loop unroll(full)
@@ -141,8 +158,8 @@ static inline __attribute__((always_inline)) void masked_channel_loop(
         any = any || mask[v] != 0;
         /* plain loads of this vector stay inside the tensor for the group's first and last
          * channel, so for every one between */
-        const ELEM *first = src + v * CG_VLEN, *last = first + (int64_t)(CIN - 1) * PLANE;
-        inside = inside && first >= in && last + CG_VLEN <= in + IN_ELEMS;
+        const SRC_ELEM *first = src + v * CG_VLEN, *last = first + (int64_t)(CIN - 1) * PLANE;
+        inside = inside && first >= in && last + CG_VLEN <= in + SRC_ELEMS;
     }
     if (full) channel_loop(acc, src, wt, mask, lo, hi, mr, CLIP_NONE);
     else if (!any) return;
@@ -152,15 +169,17 @@ static inline __attribute__((always_inline)) void masked_channel_loop(
 
 /* Adds tap t of one phase into that phase's accumulators acc[MR][NV] (inlined with the phase
  * a constant, so the accumulators stay in registers). */
-static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV], const ELEM *in,
-                                                          const ELEM *group_in, const float *wp,
+static inline __attribute__((always_inline)) void add_tap(cg_vec acc[MR][NV],
+                                                          const SRC_ELEM *in,
+                                                          const SRC_ELEM *group_in,
+                                                          const float *wp,
                                                           int64_t o0, int64_t o1, int64_t j0,
                                                           int t, const int mr) {
     const int64_t n0 = o0 + off0[t], n1 = o1 + off1[t];
     if (n0 % S0 != 0 || n1 % S1 != 0) return; /* the tap misses this row */
     const int64_t r0 = n0 / S0, r1 = n1 / S1;
     if (r0 < 0 || r0 >= IN0 || r1 < 0 || r1 >= IN1) return;
-    const ELEM *src = group_in + (r0 * IN1 + r1) * IN2 + j0 + col2[t];
+    const SRC_ELEM *src = group_in + (r0 * IN1 + r1) * IN2 + j0 + col2[t];
     uint32_t mask[NV];
 #pragma clang loop unroll(full)
     for (int v = 0; v < NV; v++) {
@@ -212,7 +231,8 @@ static inline __attribute__((always_inline)) void zero_tile(cg_vec acc[SW][MR][N
 /* One tile: mr channels (<= MR) x NV vectors starting at j0 of each row phase, both phases'
  * accumulators live. The taps come sorted by phase: phase q owns taps [phase_end[q-1],
  * phase_end[q]). */
-static inline __attribute__((always_inline)) void tile(const ELEM *in, const ELEM *group_in,
+static inline __attribute__((always_inline)) void tile(const SRC_ELEM *in,
+                                                       const SRC_ELEM *group_in,
                                                        const float *wp, ELEM *const rows[MR],
                                                        int64_t o0, int64_t o1, int64_t j0,
                                                        const int mr) {
@@ -246,14 +266,14 @@ static void fill_column_masks(uint32_t col_mask[SHIFTS][MASK_CYCLE]) {
  * row base + k, so the tap is one offset from f: lanes off the input plane's rows or out of
  * their row are cleared, and loads that could leave the tensor take only the masked span. */
 static inline __attribute__((always_inline)) void flat_add_tap(
-    cg_vec acc[MR][NV], const ELEM *in, const ELEM *group_in, const float *wp,
+    cg_vec acc[MR][NV], const SRC_ELEM *in, const SRC_ELEM *group_in, const float *wp,
     const uint32_t col_mask[SHIFTS][MASK_CYCLE], int64_t o0, int64_t p, int64_t f0,
     int64_t f_end, int t, const int mr) {
     const int64_t n0 = o0 + off0[t], n1 = p + off1[t];
     if (n0 % S0 != 0 || n1 % S1 != 0) return; /* the tap misses this residue's rows */
     const int64_t r0 = n0 / S0, base = n1 / S1;
     if (r0 < 0 || r0 >= IN0) return;
-    const ELEM *src = group_in + (r0 * IN1 + base) * IN2 + col2[t] + f0;
+    const SRC_ELEM *src = group_in + (r0 * IN1 + base) * IN2 + col2[t] + f0;
     const uint32_t *shift_masks = col_mask[col2[t] - COL_MIN];
     const int64_t f_lo = (base < 0 ? -base : 0) * JW, f_rows = (IN1 - base) * JW;
     const int64_t f_hi = f_rows < f_end ? f_rows : f_end;
@@ -268,13 +288,13 @@ static inline __attribute__((always_inline)) void flat_add_tap(
 
 /* FLAT: the positions [lo, hi) of an item whose tiles are interior for every tap: each lane's
  * input row on the plane (the tensor's first and last group excepted: their shifted columns
- * may read past its ends). */
+ * may read past its ends; staged planes have their guards). */
 static void interior_range(int64_t n, int64_t g, int64_t o0, int64_t p, int64_t f_end,
                            int64_t range[2]) {
     range[0] = 0;
     range[1] = f_end;
     const int64_t group = n * GROUPS + g;
-    if (group == 0 || group == BATCH * GROUPS - 1) {
+    if (!STAGED && (group == 0 || group == BATCH * GROUPS - 1)) {
         range[1] = 0;
         return;
     }
@@ -364,7 +384,7 @@ static inline __attribute__((always_inline)) void flat_store_tile(ELEM *const sl
 
 /* FLAT: an edge tile of mr channels x NV flat vectors from f0, tap by tap. */
 static inline __attribute__((always_inline)) void flat_tile_edge(
-    const ELEM *in, const ELEM *group_in, const float *wp,
+    const SRC_ELEM *in, const SRC_ELEM *group_in, const float *wp,
     const uint32_t col_mask[SHIFTS][MASK_CYCLE], ELEM *const slices[MR], int64_t o0, int64_t p,
     int64_t f0, int64_t f_end, const int mr) {
     cg_vec acc[SW][MR][NV];
@@ -386,7 +406,7 @@ static inline __attribute__((always_inline)) void flat_tile_edge(
  * shift and vector. Figuring row ranges and tensor bounds per tap, as edge tiles do, had cost
  * as many instructions as the FMAs of S6's 8-channel groups. */
 static inline __attribute__((always_inline)) void flat_tile_interior(
-    const ELEM *group_in, const float *wp, const uint32_t col_mask[SHIFTS][MASK_CYCLE],
+    const SRC_ELEM *group_in, const float *wp, const uint32_t col_mask[SHIFTS][MASK_CYCLE],
     ELEM *const slices[MR], int64_t o0, int64_t p, int64_t f0, int64_t f_end, const int mr) {
     const int64_t cycle = (f0 / CG_VLEN) % MASK_CYCLE;
     cg_vec acc[SW][MR][NV];
@@ -406,7 +426,7 @@ static inline __attribute__((always_inline)) void flat_tile_interior(
         for (int v = 0; v < NV; v++)
             mask[s][v] = col_mask[s][(cycle + v) % MASK_CYCLE];
     for (int ci = 0; ci < CIN; ci++) {
-        const ELEM *plane = group_in + ci * PLANE;
+        const SRC_ELEM *plane = group_in + ci * PLANE;
 #pragma clang loop unroll(full)
         for (int q = 0; q < SW; q++)
 #pragma clang loop unroll(full)
@@ -415,7 +435,7 @@ static inline __attribute__((always_inline)) void flat_tile_interior(
                 cg_vec xv[NV];
 #pragma clang loop unroll(full)
                 for (int v = 0; v < NV; v++) {
-                    xv[v] = LOADV(plane + offset[t] + v * CG_VLEN);
+                    xv[v] = SRC_LOADV(plane + offset[t] + v * CG_VLEN);
                     if (col2[t] != 0) xv[v] = cg_vkeep_mask(xv[v], mask[col2[t] - COL_MIN][v]);
                 }
                 const float *wt = wp + ((int64_t)t * CIN + ci) * MR;
@@ -430,6 +450,19 @@ static inline __attribute__((always_inline)) void flat_tile_interior(
     flat_store_tile(slices, p, f0, f_end, acc[0], acc[SW - 1], mr);
 }
 
+/* The planes the taps of group `group` (n * GROUPS + g) read: in place, or (STAGED) the stage,
+ * converted when the group differs from the one staged last (a thread's items run through a
+ * group's rows or chunks before the next group's). */
+static inline const SRC_ELEM *group_source(const ELEM *in, float *stage, int64_t group,
+                                           int64_t *staged_group) {
+    if (!STAGED) return (const SRC_ELEM *)(in + group * CIN * PLANE);
+    if (group != *staged_group) {
+        TO_F32(in + group * CIN * PLANE, stage + STAGE_GUARD, CIN * PLANE);
+        *staged_group = group;
+    }
+    return (const SRC_ELEM *)(stage + STAGE_GUARD);
+}
+
 /* FLAT: work item = (n, g, o0, chunk of FLAT_CHUNK flat positions); channel blocks outside,
  * tiles inside, every row residue's tile at a position in turn: the residues read the same
  * input lines and write neighbouring output rows (a residue per item read and wrote them
@@ -440,7 +473,9 @@ static inline __attribute__((always_inline)) void flat_tile_interior(
 /* the furthest input row a residue's row k reads, less k */
 #define FLAT_BASE_MAX (MAX_OFF1 >= 0 ? (S1 - 1 + MAX_OFF1) / S1 : 0)
 static void run_flat(const cg_kernel_params *params, const ELEM *in, ELEM *out,
-                     const float *wpack) {
+                     const float *wpack, float *stage) {
+    const SRC_ELEM *span = STAGED ? (const SRC_ELEM *)stage : (const SRC_ELEM *)in;
+    int64_t staged_group = -1;
     uint32_t col_mask[SHIFTS][MASK_CYCLE];
     fill_column_masks(col_mask);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
@@ -454,9 +489,10 @@ static void run_flat(const cg_kernel_params *params, const ELEM *in, ELEM *out,
             if (f_end[p] > f_stop) f_stop = f_end[p];
             interior_range(n, g, o0, p, f_end[p], inner[p]);
         }
-        const ELEM *group_in = in + (n * GROUPS + g) * CIN * PLANE;
+        const SRC_ELEM *group_in = group_source(in, stage, n * GROUPS + g, &staged_group);
         const int64_t depth = o0 / S0 < IN0 ? o0 / S0 : IN0 - 1;
-        const ELEM *ahead = group_in + (depth * IN1 + FLAT_BASE_MAX) * IN2 + FLAT_PREFETCH * XW;
+        const ELEM *ahead = in + (n * GROUPS + g) * CIN * PLANE +
+                            (depth * IN1 + FLAT_BASE_MAX) * IN2 + FLAT_PREFETCH * XW;
         ELEM *slice0 = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2;
         for (int b = 0; b < BLOCKS; b++) {
             const float *wp = wpack + (g * BLOCKS + b) * (int64_t)TAPS * CIN * MR;
@@ -464,7 +500,7 @@ static void run_flat(const cg_kernel_params *params, const ELEM *in, ELEM *out,
             ELEM *slices[MR];
             for (int m = 0; m < mr; m++) slices[m] = slice0 + (b * MR + m) * OUT_PLANE;
             for (int64_t f0 = f_begin; f0 < f_stop; f0 += XW) {
-                for (int ci = 0; ci < CIN; ci++)
+                for (int ci = 0; ci < (STAGED ? 0 : CIN); ci++)
                     for (int64_t i = 0; i < XW; i += 64 / (int64_t)sizeof(ELEM))
                         __builtin_prefetch(ahead + ci * PLANE + f0 + i);
                 for (int p = 0; p < S1; p++) {
@@ -474,11 +510,11 @@ static void run_flat(const cg_kernel_params *params, const ELEM *in, ELEM *out,
                     if (mr == MR && interior)
                         flat_tile_interior(group_in, wp, col_mask, slices, o0, p, f0, end, MR);
                     else if (mr == MR)
-                        flat_tile_edge(in, group_in, wp, col_mask, slices, o0, p, f0, end, MR);
+                        flat_tile_edge(span, group_in, wp, col_mask, slices, o0, p, f0, end, MR);
                     else if (interior)
                         flat_tile_interior(group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
                     else
-                        flat_tile_edge(in, group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
+                        flat_tile_edge(span, group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
                 }
             }
         }
@@ -489,26 +525,35 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_3x8_uff0c43bd__generic(const cg_kernel_param
     const ELEM *in = (const ELEM *)buffers[IN_BUF];
     ELEM *out = (ELEM *)buffers[OUT_BUF];
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
+    float stage[STAGE_FLOATS] __attribute__((aligned(64)));
+    if (STAGED) { /* the guards */
+        memset(stage, 0, STAGE_GUARD * sizeof(float));
+        memset(stage + STAGE_FLOATS - STAGE_GUARD, 0, STAGE_GUARD * sizeof(float));
+    }
     if (FLAT) {
-        run_flat(params, in, out, wpack);
+        run_flat(params, in, out, wpack, stage);
         return;
     }
+    const SRC_ELEM *span = STAGED ? (const SRC_ELEM *)stage : (const SRC_ELEM *)in;
+    int64_t staged_group = -1;
     char mirrors[STREAM ? COUT : 1][STREAM ? MIRROR_BYTES : 64] __attribute__((aligned(64)));
     cg_stream_run runs[STREAM ? COUT : 1];
     for (int co = 0; co < (STREAM ? COUT : 1); co++) runs[co].line = NULL;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t o1 = item % OUT1, o0 = (item / OUT1) % OUT0;
         const int64_t g = (item / (OUT1 * OUT0)) % GROUPS, n = item / (OUT1 * OUT0 * GROUPS);
-        const ELEM *group_in = in + (n * GROUPS + g) * CIN * PLANE;
+        const SRC_ELEM *group_in = group_source(in, stage, n * GROUPS + g, &staged_group);
         /* the input row the output row four ahead reads last, in every channel of the group:
          * the hardware prefetcher does not follow CIN interleaved plane streams, and a narrow
          * group's short channel loop cannot hide a first touch (S6: 8 channels; two rows
-         * ahead it ran 8.4 ms, four 7.3, once its phases took the registers in turn) */
+         * ahead it ran 8.4 ms, four 7.3, once its phases took the registers in turn); staged
+         * planes are converted in order, and read from the stack */
         const int64_t ahead = (o1 + 4 + MAX_OFF1) / S1, depth = o0 / S0 < IN0 ? o0 / S0 : IN0 - 1;
-        if (ahead < IN1)
+        const ELEM *planes = in + (n * GROUPS + g) * CIN * PLANE;
+        if (!STAGED && ahead < IN1)
             for (int ci = 0; ci < CIN; ci++)
                 for (int64_t i = 0; i < IN2; i += 64 / (int64_t)sizeof(ELEM))
-                    __builtin_prefetch(group_in + ci * PLANE + (depth * IN1 + ahead) * IN2 + i);
+                    __builtin_prefetch(planes + ci * PLANE + (depth * IN1 + ahead) * IN2 + i);
         ELEM *out_rows = out + ((n * GROUPS + g) * COUT * OUT0 + o0) * OUT1 * OUT2 + o1 * OUT2;
         /* a run ends with the thread's items or its plane (the next item starts another) */
         const int run_ends = item + 1 == params->work_end || (item + 1) % (OUT0 * OUT1) == 0;
@@ -526,8 +571,8 @@ void cg_f32_conv2d_pbwdd_k3x3s2x2p0_3x8_uff0c43bd__generic(const cg_kernel_param
             /* short rows unroll whole: each tile's lane ranges fold into constants */
 #pragma clang loop unroll_count(4)
             for (int64_t j0 = 0; j0 < JW; j0 += XW) {
-                if (mr == MR) tile(in, group_in, wp, rows, o0, o1, j0, MR);
-                else tile(in, group_in, wp, rows, o0, o1, j0, CO_TAIL);
+                if (mr == MR) tile(span, group_in, wp, rows, o0, o1, j0, MR);
+                else tile(span, group_in, wp, rows, o0, o1, j0, CO_TAIL);
             }
             if (!STREAM) continue;
             for (int m = 0; m < mr; m++) {
