@@ -1031,6 +1031,13 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "TAP_MAX", tap_max);
         return "cpu/pack_w.c.in";
     }
+    case CG_STEP_TO_F32:
+        cg_values_set(v, "SRC_BUF", "%s", buffer_symbol(s->src.buffer));
+        cg_values_int(v, "DST_OFFSET", s->dst.offset);
+        cg_values_int(v, "ELEMS", s->src.n * s->src.channels * cg_prod(s->src.extent, 3));
+        cg_values_int(v, "CHUNK", s->item_pixels);
+        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
+        return "cpu/to_f32.c.in";
     case CG_STEP_TO_CL:
     case CG_STEP_FROM_CL: {
         int to = s->kind == CG_STEP_TO_CL;

@@ -47,7 +47,7 @@ static const char *const kind_names[CG_STEP_KIND_COUNT] = {
     "planar_depthwise", "planar_dw_partial", "planar_conv", "planar_1x1", "wino_weights",
     "wino_conv", "planar_dw_gemm", "wino_in", "wino_gemm", "wino_out", "planar_phases", "dw_gemm_1x1", "dx_gemm_1x1",
     "depthwise_turned_dx", "depthwise_turned_dw", "depthwise_flat_dx", "depthwise_flat_dw",
-    "wino_dw", "wino_dw_out", "wino_dw_in", "depthwise_rows_dw", "dw_split_cl"};
+    "wino_dw", "wino_dw_out", "wino_dw_in", "depthwise_rows_dw", "dw_split_cl", "to_f32"};
 
 const char *cg_step_kind_name(cg_step_kind kind) {
     return (unsigned)kind < CG_STEP_KIND_COUNT ? kind_names[kind] : "?";
@@ -441,6 +441,7 @@ int cg_step_region(cg_step_kind kind) {
     case CG_STEP_WINO_GEMM:
     case CG_STEP_WINO_DW: return 2;
     case CG_STEP_TO_CL:
+    case CG_STEP_TO_F32:
     case CG_STEP_PACK_W:
     case CG_STEP_WINO_WEIGHTS:
     case CG_STEP_WINO_IN:

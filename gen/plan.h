@@ -68,6 +68,8 @@ typedef enum cg_step_kind {
     CG_STEP_DW_SPLIT_CL, /* dense dw alone on channels-last tensors: partial sums of a GEMM
                             per tap split along the pixels, x and dy read in place (block_run:
                             output channel blocks per item, item_rows: units per chunk) */
+    CG_STEP_TO_F32,      /* a 16-bit tensor (src) converted element for element into f32 in the
+                            workspace (dst), the same layout (item_pixels: elements per item) */
     CG_STEP_KIND_COUNT
 } cg_step_kind;
 
@@ -156,7 +158,7 @@ typedef struct cg_step {
                             stack once per (n, group), the taps reading them there */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
                             work item (of its one channel block); PLANAR_CONV rows_flat:
-                            flat positions per work item */
+                            flat positions per work item; TO_F32: elements per work item */
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
                             channels ahead into the L1 (0: a block's weights fit the L1) */
 

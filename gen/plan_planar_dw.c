@@ -107,7 +107,8 @@ static void plan_dw_flat(const cg_target *target, cg_step *part, const cg_dims *
      * converted at every load (each tile reloads them) the flat walk ran at 55-70% of its f32
      * speed, ResNeXt-50's 8-channel 28x28 dw f32 1.43 ms, f16 2.38, bf16 2.50. */
     const int wide = elem_bytes < 4 &&
-                     flat_stage_bytes(part, 1, 1, seg) <= CG_PLANAR_STAGE_BYTES; /* 16-bit, staged */
+                     /* 16-bit, staged */
+                     flat_stage_bytes(part, 1, 1, seg) <= CG_PLANAR_STAGE_BYTES;
     part->x_staged = quarters || wide;
     part->dy_staged = wide;
     if (seg > fit && !part->x_staged)
@@ -129,7 +130,8 @@ static int64_t flat_chunk_units(const cg_target *target, const cg_step *part, in
     if (units > part->rows / part->splits) units = part->rows / part->splits;
     if (units > 64) units = 64;
     const int64_t staged = flat_stage_bytes(part, part->x_staged, part->dy_staged, seg);
-    if (staged > 0 && units > CG_PLANAR_STAGE_BYTES / staged) units = CG_PLANAR_STAGE_BYTES / staged;
+    if (staged > 0 && units > CG_PLANAR_STAGE_BYTES / staged)
+        units = CG_PLANAR_STAGE_BYTES / staged;
     return units < 1 ? 1 : units;
 }
 

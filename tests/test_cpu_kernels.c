@@ -913,6 +913,40 @@ static void test_planar_conv_staged(void **state) {
     free(problems);
 }
 
+/* 16-bit dense and grouped dw that would broadcast x from its planes read it converted to f32
+ * planes in the workspace first (a to_f32 step), each CPU ISA against the reference with
+ * NaN-prefilled outputs: 3x3 stride 2 on odd planes (one chunk, a tail of elements), a
+ * grouped 1x1 with db over three chunks, 3-D, bf16 dilation with asymmetric padding and a
+ * 5x3 filter, 24-channel groups at stride 2, a 2x2 filter with db. Every problem is planned
+ * with the conversion on every ISA. */
+static void test_dw_x_converted(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"s2_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":24,\"k\":40,\"input\":[15,17],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"g1x1_db_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":32,\"k\":48,\"groups\":2,\"input\":[20,20],"
+        "\"filter\":[1,1]},"
+        "{\"name\":\"d3_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":8,\"k\":16,\"input\":[4,6,7],\"filter\":[3,3,3],\"pad\":[1,1,1]},"
+        "{\"name\":\"dil_asym_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":40,\"k\":24,\"input\":[13,18],\"filter\":[5,3],"
+        "\"dilation\":[2,2],\"pad_lo\":[4,1],\"pad_hi\":[2,3]},"
+        "{\"name\":\"g24_s2_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":48,\"k\":48,\"groups\":2,\"input\":[14,14],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"f2x2_db_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":20,\"k\":36,\"input\":[9,30],\"filter\":[2,2]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    check_planned_pack("x_converted", problems, count, 0,
+                       "test $(ls $d/src/ | grep -c '_tof32x_') -eq $((3 * n))");
+    free(problems);
+}
+
 /* Grouped dw walked flat (planar_dw_flat.c.in), each CPU ISA against the reference with
  * NaN-prefilled outputs; groups of at most 3 output channels, so that every ISA's vector
  * (4 lanes and up) plans it flat: 28x28 (a plane a unit, chunks of several images), 50x50
@@ -1565,6 +1599,7 @@ int main(void) {
         cmocka_unit_test(test_planar_conv_flat),
         cmocka_unit_test(test_planar_conv_short_rows),
         cmocka_unit_test(test_planar_conv_staged),
+        cmocka_unit_test(test_dw_x_converted),
         cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),

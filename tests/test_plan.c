@@ -1861,11 +1861,13 @@ static void test_planar_dw(void **state) {
     for (size_t c = 0; c < sizeof in_place / sizeof in_place[0]; c++) {
         cg_problem raw = parse(in_place[c]);
         cg_plan *plan = plan_for(&raw, &base_target);
-        assert_int_equal(plan->step_count, 2);
+        /* 16-bit x is read from its planes converted to f32 (test_dw_x_converted_plan) */
+        const int converted = raw.dtype != CG_F32;
+        assert_int_equal(plan->step_count, 2 + converted);
         const cg_step *s = find_kind(plan, CG_STEP_DW_PARTIAL);
         assert_non_null(s);
         assert_true(s->x_planar && s->dy_planar);
-        assert_int_equal(s->src.buffer, CG_T_X);
+        assert_int_equal(s->src.buffer, converted ? CG_BUF_WORKSPACE : CG_T_X);
         assert_int_equal(s->src2.buffer, CG_T_DY);
         free(plan);
     }
@@ -2018,6 +2020,41 @@ static void test_planar_conv_staged(void **state) {
     const cg_step *s = find_kind(plan, CG_STEP_PLANAR_CONV);
     assert_non_null(s);
     assert_true(s->stream && !s->in_staged);
+    free(plan);
+}
+
+/* A 16-bit dense or grouped dw broadcasting x from its planes reads them converted to f32 in
+ * the workspace by a to_f32 step before it (chunks of 16 Ki elements); f32 reads x in place. */
+static void test_dw_x_converted_plan(void **state) {
+    (void)state;
+    static const char *const converted[] = {
+        "bwdw-bwdb_f16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", /* S5 */
+        "bwdw-bwdb_bf16_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", /* S8 */
+        "bwdw_f16_nchw_g2mb8ic112oc112_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", /* RegNet */
+    };
+    for (size_t c = 0; c < sizeof converted / sizeof converted[0]; c++) {
+        cg_plan *plan;
+        const cg_step *part = planned_step(converted[c], &base_target, CG_STEP_DW_PARTIAL, &plan);
+        const cg_step *convert = find_kind(plan, CG_STEP_TO_F32);
+        if (!convert) fail_msg("%s: x not converted", converted[c]);
+        assert_true(convert < part);
+        assert_int_equal(convert->src.buffer, CG_T_X);
+        assert_int_equal(convert->dst.buffer, CG_BUF_WORKSPACE);
+        assert_true(part->x_planar);
+        assert_int_equal(part->src.buffer, CG_BUF_WORKSPACE);
+        assert_int_equal(part->src.offset, convert->dst.offset);
+        const int64_t elems = plan->problem.n * plan->problem.c *
+                              convert->src.extent[0] * convert->src.extent[1] * convert->src.extent[2];
+        assert_int_equal(convert->work_items, (elems + convert->item_pixels - 1) / convert->item_pixels);
+        assert_true(convert->dst.offset + elems * 4 <= plan->workspace_bytes);
+        free(plan);
+    }
+    cg_plan *plan;
+    const cg_step *part = planned_step(
+        "bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        &base_target, CG_STEP_DW_PARTIAL, &plan);
+    assert_int_equal(part->src.buffer, CG_T_X);
+    assert_null(find_kind(plan, CG_STEP_TO_F32));
     free(plan);
 }
 
@@ -3128,6 +3165,7 @@ int main(void) {
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat), cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_planar_few_group_channels),
         cmocka_unit_test(test_planar_phases), cmocka_unit_test(test_planar_conv_staged),
+        cmocka_unit_test(test_dw_x_converted_plan),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),

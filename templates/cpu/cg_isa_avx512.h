@@ -283,7 +283,8 @@ static inline cg_vec cg_vload_range_bf16(const uint16_t *p, int lo, int hi) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
 }
 static inline void cg_vstore_range_f16(uint16_t *p, cg_vec v, int lo, int hi) {
-    _mm256_mask_storeu_epi16(p, cg_lane_range(lo, hi), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    const __m256i halves = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+    _mm256_mask_storeu_epi16(p, cg_lane_range(lo, hi), halves);
 }
 static inline void cg_vstore_range_bf16(uint16_t *p, cg_vec v, int lo, int hi) {
     _mm256_mask_storeu_epi16(p, cg_lane_range(lo, hi), cg_bf16_halves(v));

@@ -2,8 +2,8 @@
  * template: templates/cpu/dw_partial.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 1 of 2, dw_partial, phase -1, tile 6x8, 4 work items,
- *           isa generic, workspace 41856 bytes
+ * plan:     step 2 of 3, dw_partial, phase -1, tile 6x8, 4 work items,
+ *           isa generic, workspace 51392 bytes
  */
 #include "cg_isa_generic.h"
 
@@ -19,7 +19,7 @@
  * type (broadcasts need no vector layout, so only dy is reordered); where the view leaves x's
  * padding out (X_CLIPPED: the tensor in place), rows in the padding are skipped and columns
  * clipped. */
-#define X_BUF CG_T_X
+#define X_BUF CG_BUF_WORKSPACE
 #define X_OFFSET 0
 #define X_E0 1
 #define X_E1 9
@@ -30,8 +30,8 @@
 #define X_BASE2 -1
 #define X_PLANAR 1 /* x in place: [n][c][X_E0][X_E1][X_E2], X_BASE = -padding */
 #define X_CLIPPED 1 /* taps reach outside the view (X_BASE < 0 or past X_E) */
-#define X_ELEM uint16_t
-#define LOAD_X cg_ld_f16 /* scalar x load as f32 */
+#define X_ELEM float
+#define LOAD_X cg_ld_f32 /* scalar x load as f32 */
 #define X_PIX 1     /* elements between x pixels of consecutive outputs along a row */
 #define X_CH 99       /* elements between consecutive channels of x */
 #define X_GROUP 1188 /* elements between the groups' first channels */
@@ -42,8 +42,8 @@
 #define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block (every tap's) staged
                                            once, before the run's channel blocks (else each
                                            block stages them again, one panel at a time) */
-#define X_LOADV cg_vload_f16 /* X_STAGED: vector loads of X_ELEM as f32 */
-#define X_LOADV_RANGE cg_vload_range_f16
+#define X_LOADV cg_vload /* X_STAGED: vector loads of X_ELEM as f32 */
+#define X_LOADV_RANGE cg_vload_range
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
 #define XP_FLOATS (ROW_BLOCK * OUT2 * XP_STRIDE) /* one staged panel */
 #define XP_PANELS ((CIN + XPANEL - 1) / XPANEL) /* panels of one tap */
@@ -90,8 +90,8 @@
 #define SPLITS 4
 #define ROWS 18
 #define WITH_BIAS 1
-#define PARTIAL_OFFSET 0
-#define BIAS_OFFSET 41472
+#define PARTIAL_OFFSET 9536
+#define BIAS_OFFSET 51008
 #define MR 6
 #define ROW_BLOCK 18
 #define BLOCK_RUN 3 /* channel blocks per work item */

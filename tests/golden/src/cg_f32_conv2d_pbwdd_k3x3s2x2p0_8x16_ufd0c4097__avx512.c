@@ -129,9 +129,10 @@ static inline __attribute__((always_inline)) void channel_loop(cg_vec acc[MR][NV
 #pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) {
             const SRC_ELEM *p = src + v * CG_VLEN;
-            xv[v] = clip == CLIP_NONE       ? SRC_LOADV(p)
-                    : clip == CLIP_REGISTER ? cg_vkeep_mask(SRC_LOADV(p), mask[v])
-                                            : cg_vkeep_mask(SRC_LOADV_RANGE(p, lo[v], hi[v]), mask[v]);
+            xv[v] = clip == CLIP_NONE ? SRC_LOADV(p)
+                    : clip == CLIP_REGISTER
+                        ? cg_vkeep_mask(SRC_LOADV(p), mask[v])
+                        : cg_vkeep_mask(SRC_LOADV_RANGE(p, lo[v], hi[v]), mask[v]);
         }
 #pragma clang loop unroll(full)
         for (int m = 0; m < mr; m++) {
@@ -514,7 +515,8 @@ static void run_flat(const cg_kernel_params *params, const ELEM *in, ELEM *out,
                     else if (interior)
                         flat_tile_interior(group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
                     else
-                        flat_tile_edge(span, group_in, wp, col_mask, slices, o0, p, f0, end, CO_TAIL);
+                        flat_tile_edge(span, group_in, wp, col_mask, slices, o0, p, f0, end,
+                                       CO_TAIL);
                 }
             }
         }

@@ -2,10 +2,10 @@
  * template: templates/cpu/reduce.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdw-bwdb_f16_nchw_g1mb2ic12oc20_i9x11_o9x11_f3x3_s1x1_d1x1_pl1x1_ph1x1 (dw_split_f16)
- * plan:     step 2 of 2, reduce, phase -1, tile 6x8, 3 work items,
- *           isa generic, workspace 41856 bytes
+ * plan:     step 3 of 3, reduce, phase -1, tile 12x32, 2 work items,
+ *           isa avx512, workspace 23488 bytes
  */
-#include "cg_isa_generic.h"
+#include "cg_isa_avx512.h"
 
 /* Adds the SPLITS partial sums in a fixed order (s = 0, 1, ...), so that a plan gives the
  * same bits on every run, and writes dw (and db) in the problem's layout and storage type.
@@ -22,20 +22,20 @@
 #define GROUPS 1
 #define CIN 12
 #define COUT 20
-#define COUT_PAD 24
+#define COUT_PAD 32
 #define TAPS 9
-#define SPLITS 4
+#define SPLITS 1
 #define WITH_WEIGHT 1
 #define WITH_BIAS 1
-#define PARTIAL_OFFSET 0
-#define BIAS_OFFSET 41472
+#define PARTIAL_OFFSET 9536
+#define BIAS_OFFSET 23360
 #define G_STRIDE 0
 #define CO_STRIDE 108
 #define CI_STRIDE 9
 #define F_STRIDE 1
 #define CIN_BLOCK 16
 #define CIN_BLOCKS ((CIN + CIN_BLOCK - 1) / CIN_BLOCK)
-#define CO_BLOCK 8
+#define CO_BLOCK 16
 #define CO_BLOCKS ((COUT + CO_BLOCK - 1) / CO_BLOCK)
 /* 1: f32 storage, whose CG_TB x CG_TB blocks with input channels adjacent in dw (CI_STRIDE 1:
  * OHWI, or OIHW 1x1) are stored by a register transpose straight into dw */
@@ -134,7 +134,7 @@ static void reduce_tap_rows(void *dw, const float *group, int64_t g, int64_t co0
     }
 }
 
-void cg_f16_conv2d_reduce_k3x3s1x1_0x0_udff9bbd8__generic(const cg_kernel_params *params, void *const *buffers) {
+void cg_f16_conv2d_reduce_k3x3s1x1_0x0_u9b52773b__avx512(const cg_kernel_params *params, void *const *buffers) {
     const char *ws = (const char *)buffers[CG_BUF_WORKSPACE];
     const float *partials = (const float *)(ws + PARTIAL_OFFSET);
     const float *bias_partials = (const float *)(ws + BIAS_OFFSET);
