@@ -65,15 +65,15 @@ static int64_t choose_row_chunk(const cg_target *target, const cg_step *part, in
  * wrap into the neighbouring depth slice inside the plane. */
 int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
     if (p->channels_last || p->groups == 1 || cg_is_depthwise(p) || dims->taps < 2) return 0;
-    /* f16 up to two vectors of output channels (one at stride 2): the channels-last kernel
-     * broadcasts every x element through a scalar f16 conversion, and ran at 28-42% of its
-     * f32 speed on ResNeXt-50's 16- and 32-channel groups; flat, converted once a chunk:
-     * 16-channel 14x14 4.29 -> 1.35 ms, 28x28 -> 14x14 4.38 -> 2.06, ResNeXt-101's 16-channel
-     * 56x56 -> 28x28 17.7 -> 7.0, 32-channel 7x7 2.53 -> 1.95 (bf16, a shift a broadcast,
-     * ran 28% faster to 28% slower so: kept off). */
+    /* f16 up to a vector of output channels: the channels-last kernel broadcast every x
+     * element through a scalar f16 conversion, and ran at 28-42% of its f32 speed on
+     * ResNeXt-50's 16- and 32-channel groups; flat, converted once a chunk: 16-channel 14x14
+     * 4.29 -> 1.35 ms, 28x28 -> 14x14 4.38 -> 2.06, ResNeXt-101's 16-channel 56x56 -> 28x28
+     * 17.7 -> 7.0 (bf16, a shift a broadcast, ran 28% faster to 28% slower so: kept off).
+     * With x converted to f32 planes for that kernel (plan_dw.c), 32 channels at 7x7 ran
+     * 1.91 -> 1.10 ms there rather than flat, 16 channels level to 8-15% slower. */
     const int64_t cout_g = p->k / p->groups;
-    const int64_t f16_lanes = (dims->stride[2] == 1 ? 2 : 1) * (int64_t)vlen;
-    if (cout_g >= vlen && !(p->dtype == CG_F16 && cout_g <= f16_lanes)) return 0;
+    if (cout_g >= vlen && !(p->dtype == CG_F16 && cout_g <= vlen)) return 0;
     if (dims->in[0] != 1 || dims->out[0] != 1 || dims->stride[0] != 1) return 0;
     if (dims->stride[1] == 1 && dims->stride[2] == 1)
         return dims->in[1] == dims->out[1] && dims->in[2] == dims->out[2];
