@@ -263,7 +263,12 @@ static void set_dw_gemm(cg_template_values *v, cg_dtype dtype, const cg_step *s)
 /* The x-turning dw kernel (plan_dw.c x_turn_tile): both tensors in their NC.. planes. */
 static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
     set_turned_operands(v, p->dtype);
-    cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(p->dtype));
+    /* dy in place, or converted to f32 in the workspace (a 16-bit dy's broadcasts) */
+    const cg_dtype dy_dtype = view_dtype(p, &s->src2);
+    cg_values_set(v, "DY_ELEM", "%s", elem_type(dy_dtype));
+    cg_values_set(v, "LOAD_DY", "%s", load_fn(dy_dtype));
+    cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(dy_dtype));
+    cg_values_int(v, "DY_OFFSET", s->src2.offset);
     cg_values_int(v, "IN1", s->src.logical[1]);
     cg_values_int(v, "IN2", s->src.logical[2]);
     cg_values_int(v, "CIN", s->cin_g);

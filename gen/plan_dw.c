@@ -537,31 +537,37 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
  * two cores, interleaved medians: f16 S5 38.3 -> 22.4 ms, S8 40.8 -> 18.9, RegNet 23.6 ->
  * 14.2, ResNeXt 2.64 -> 1.53 (S5 and S8 then at 94% of f32 by the fastest runs); bf16 S5 23.7
  * -> 21.4, S8 21.1 -> 18.6 (92%), the grouped ones level. */
-static int broadcasts_16bit_x(const cg_plan *plan, const cg_step *part) {
-    return part->kind == CG_STEP_DW_PARTIAL && part->x_planar && !part->x_turned &&
-           !part->x_staged && plan->problem.dtype != CG_F32 && plan->target.isa != CG_ISA_GLSL;
+/* The same holds for the x-turning kernel (dw_xturn.c.in), which broadcasts dy from its
+ * planes: ResNet's 1x1 dw into 64 channels at 56x56 ran f16 at 49-59% of f32. Returns the
+ * view the kernel broadcasts from a 16-bit tensor in place, NULL where there is none. */
+static cg_view *broadcast_16bit_view(const cg_plan *plan, cg_step *part) {
+    if (part->kind != CG_STEP_DW_PARTIAL || plan->problem.dtype == CG_F32 ||
+        plan->target.isa == CG_ISA_GLSL)
+        return NULL;
+    if (part->x_turned) return part->src2.buffer == CG_T_DY ? &part->src2 : NULL;
+    return part->x_planar && !part->x_staged ? &part->src : NULL;
 }
 
-/* ... so x is converted to f32 planes of the workspace first, one pass (TO_F32, chunks of
- * 16 Ki elements: 32 KiB read, 64 KiB written an item), and the tile reads those as it reads
- * an f32 problem's. */
+/* ... so that tensor is converted to f32 planes of the workspace first, one pass (TO_F32,
+ * chunks of 16 Ki elements: 32 KiB read, 64 KiB written an item), and the tile reads those as
+ * it reads an f32 problem's. */
 #define TO_F32_CHUNK 16384
-static cg_status convert_x_planes(cg_plan *plan, cg_step *part, char *msg) {
+static cg_status convert_planes(cg_plan *plan, cg_view *view, char *msg) {
     cg_step *convert = cg_plan_add_step(plan, CG_STEP_TO_F32, 1);
     if (!convert) {
         strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
         return CG_ERR_UNSUPPORTED;
     }
-    convert->tensor = CG_T_X;
-    convert->src = part->src;
-    convert->dst = part->src;
+    convert->tensor = view->buffer;
+    convert->src = *view;
+    convert->dst = *view;
     convert->dst.buffer = CG_BUF_WORKSPACE;
     convert->dst.offset = cg_ws_alloc(plan, cg_view_bytes(&convert->dst));
-    const int64_t elems = part->src.n * part->src.channels * cg_prod(part->src.extent, 3);
+    const int64_t elems = view->n * view->channels * cg_prod(view->extent, 3);
     convert->item_pixels = TO_F32_CHUNK;
     convert->work_items = cg_ceil_div(elems, TO_F32_CHUNK);
-    cg_name_step(plan, convert, "tof32x");
-    part->src = convert->dst;
+    cg_name_step(plan, convert, view->buffer == CG_T_X ? "tof32x" : "tof32dy");
+    *view = convert->dst;
     return CG_OK;
 }
 
@@ -682,8 +688,8 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
             : x_planar_block_runs(target, dims, part, blocks, (int64_t)cg_dtype_size(p->dtype),
                                   split_bytes);
     stage_x_once(target, part);
-    if (broadcasts_16bit_x(plan, part) && convert_x_planes(plan, part, msg) != CG_OK)
-        return CG_ERR_UNSUPPORTED;
+    cg_view *broadcast = broadcast_16bit_view(plan, part);
+    if (broadcast && convert_planes(plan, broadcast, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
     plan->dw_splits = part->splits;
     if (with_weight) part->partial_offset = cg_ws_alloc(plan, part->splits * weight_floats * 4);
     if (with_bias) part->bias_offset = cg_ws_alloc(plan, part->splits * bias_floats * 4);

@@ -913,12 +913,13 @@ static void test_planar_conv_staged(void **state) {
     free(problems);
 }
 
-/* 16-bit dense and grouped dw that would broadcast x from its planes read it converted to f32
- * planes in the workspace first (a to_f32 step), each CPU ISA against the reference with
- * NaN-prefilled outputs: 3x3 stride 2 on odd planes (one chunk, a tail of elements), a
- * grouped 1x1 with db over three chunks, 3-D, bf16 dilation with asymmetric padding and a
- * 5x3 filter, 24-channel groups at stride 2, a 2x2 filter with db. Every problem is planned
- * with the conversion on every ISA. */
+/* 16-bit dense and grouped dw that would broadcast x from its planes (or dy, where AVX-512
+ * turns x) read it converted to f32 planes in the workspace first (a to_f32 step), each CPU
+ * ISA against the reference with NaN-prefilled outputs: 3x3 stride 2 on odd planes (one
+ * chunk, a tail of elements), a grouped 1x1 with db over three chunks, 3-D, bf16 dilation
+ * with asymmetric padding and a 5x3 filter, 24-channel groups at stride 2, a 2x2 filter with
+ * db, and two 1x1 layers whose x the AVX-512 kernel turns (f16, bf16). Every problem is
+ * planned with a conversion on every ISA. */
 static void test_dw_x_converted(void **state) {
     (void)state;
     static const char config[] =
@@ -938,12 +939,16 @@ static void test_dw_x_converted(void **state) {
         "\"n\":2,\"c\":48,\"k\":48,\"groups\":2,\"input\":[14,14],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad\":[1,1]},"
         "{\"name\":\"f2x2_db_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\","
-        "\"layout\":\"NCHW\",\"n\":2,\"c\":20,\"k\":36,\"input\":[9,30],\"filter\":[2,2]}"
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":20,\"k\":36,\"input\":[9,30],\"filter\":[2,2]},"
+        "{\"name\":\"turned_f16\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":64,\"k\":64,\"input\":[20,20],\"filter\":[1,1]},"
+        "{\"name\":\"turned_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":32,\"k\":40,\"input\":[24,24],\"filter\":[1,1]}"
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     check_planned_pack("x_converted", problems, count, 0,
-                       "test $(ls $d/src/ | grep -c '_tof32x_') -eq $((3 * n))");
+                       "test $(ls $d/src/ | grep -c -e '_tof32x_' -e '_tof32dy_') -eq $((3 * n))");
     free(problems);
 }
 

@@ -2024,7 +2024,8 @@ static void test_planar_conv_staged(void **state) {
 }
 
 /* A 16-bit dense or grouped dw broadcasting x from its planes reads them converted to f32 in
- * the workspace by a to_f32 step before it (chunks of 16 Ki elements); f32 reads x in place. */
+ * the workspace by a to_f32 step before it (chunks of 16 Ki elements), dy where the kernel
+ * turns x and broadcasts dy; f32 reads both in place. */
 static void test_dw_x_converted_plan(void **state) {
     (void)state;
     static const char *const converted[] = {
@@ -2055,6 +2056,16 @@ static void test_dw_x_converted_plan(void **state) {
         &base_target, CG_STEP_DW_PARTIAL, &plan);
     assert_int_equal(part->src.buffer, CG_T_X);
     assert_null(find_kind(plan, CG_STEP_TO_F32));
+    free(plan);
+    /* the x-turning kernel broadcasts dy: dy converted, x turned from its 16-bit planes */
+    part = planned_step("bwdw_f16_nchw_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+                        &base_target, CG_STEP_DW_PARTIAL, &plan);
+    const cg_step *convert = find_kind(plan, CG_STEP_TO_F32);
+    assert_true(part->x_turned && convert && convert < part);
+    assert_int_equal(convert->src.buffer, CG_T_DY);
+    assert_int_equal(part->src.buffer, CG_T_X);
+    assert_int_equal(part->src2.buffer, CG_BUF_WORKSPACE);
+    assert_int_equal(part->src2.offset, convert->dst.offset);
     free(plan);
 }
 
