@@ -260,15 +260,21 @@ static void set_dw_gemm(cg_template_values *v, cg_dtype dtype, const cg_step *s)
     cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(dtype));
 }
 
-/* The x-turning dw kernel (plan_dw.c x_turn_tile): both tensors in their NC.. planes. */
-static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
-    set_turned_operands(v, p->dtype);
-    /* dy in place, or converted to f32 in the workspace (a 16-bit dy's broadcasts) */
+/* dy of a dw kernel that broadcasts it from its planes: in place, or converted to f32 in the
+ * workspace (cg_plan_convert_planes). */
+static void set_broadcast_dy(cg_template_values *v, const cg_problem *p, const cg_step *s) {
     const cg_dtype dy_dtype = view_dtype(p, &s->src2);
     cg_values_set(v, "DY_ELEM", "%s", elem_type(dy_dtype));
     cg_values_set(v, "LOAD_DY", "%s", load_fn(dy_dtype));
     cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(dy_dtype));
+    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
     cg_values_int(v, "DY_OFFSET", s->src2.offset);
+}
+
+/* The x-turning dw kernel (plan_dw.c x_turn_tile): both tensors in their NC.. planes. */
+static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
+    set_turned_operands(v, p->dtype);
+    set_broadcast_dy(v, p, s);
     cg_values_int(v, "IN1", s->src.logical[1]);
     cg_values_int(v, "IN2", s->src.logical[2]);
     cg_values_int(v, "CIN", s->cin_g);
@@ -283,7 +289,6 @@ static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_templ
     cg_values_int(v, "MR", s->mr);
     cg_values_int(v, "ROW_BLOCK", s->row_block);
     cg_values_set(v, "X_BUF", "%s", buffer_symbol(s->src.buffer));
-    cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src2.buffer));
     cg_values_int(v, "OUT1", s->out[1]);
     cg_values_int(v, "OUT2", s->out[2]);
     cg_values_int(v, "COUT_PAD", s->cout_pad);
@@ -888,6 +893,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "LOADV_X_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
         set_dw_gemm(v, p->dtype, s);
+        set_broadcast_dy(v, p, s);
+        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(view_dtype(p, &s->src2)));
         cg_values_int(v, "KCHUNK", s->row_block);
         cg_values_int(v, "CHANNELS_LAST", !s->x_planar);
         cg_values_int(v, "CGROUP", s->block_run > 0 ? s->block_run : 1);

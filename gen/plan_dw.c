@@ -552,7 +552,7 @@ static cg_view *broadcast_16bit_view(const cg_plan *plan, cg_step *part) {
  * chunks of 16 Ki elements: 32 KiB read, 64 KiB written an item), and the tile reads those as
  * it reads an f32 problem's. */
 #define TO_F32_CHUNK 16384
-static cg_status convert_planes(cg_plan *plan, cg_view *view, char *msg) {
+cg_status cg_plan_convert_planes(cg_plan *plan, cg_view *view, char *msg) {
     cg_step *convert = cg_plan_add_step(plan, CG_STEP_TO_F32, 1);
     if (!convert) {
         strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
@@ -689,7 +689,8 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                                   split_bytes);
     stage_x_once(target, part);
     cg_view *broadcast = broadcast_16bit_view(plan, part);
-    if (broadcast && convert_planes(plan, broadcast, msg) != CG_OK) return CG_ERR_UNSUPPORTED;
+    if (broadcast && cg_plan_convert_planes(plan, broadcast, msg) != CG_OK)
+        return CG_ERR_UNSUPPORTED;
     plan->dw_splits = part->splits;
     if (with_weight) part->partial_offset = cg_ws_alloc(plan, part->splits * weight_floats * 4);
     if (with_bias) part->bias_offset = cg_ws_alloc(plan, part->splits * bias_floats * 4);

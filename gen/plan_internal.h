@@ -124,6 +124,10 @@ cg_status cg_plan_winograd_dw(cg_plan *plan, const cg_dims *dims, int m, char *m
 int64_t cg_pack_blocks_per_item(const cg_step *pack);
 int64_t cg_pack_work_items(const cg_step *pack);
 
+/* A TO_F32 step converting the 16-bit tensor `view` shows into f32 in the workspace, the same
+ * layout; `view` then shows the converted copy (plan_dw.c). */
+cg_status cg_plan_convert_planes(cg_plan *plan, cg_view *view, char *msg);
+
 /* REDUCE: input channels per work item (a cache line of them), and the items (plan_dw.c). */
 #define CG_REDUCE_CIN_BLOCK 16
 int64_t cg_reduce_work_items(const cg_step *reduce);
