@@ -245,9 +245,10 @@ static void set_turned_operands(cg_template_values *v, cg_dtype dtype) {
     cg_values_set(v, "TURN_BLOCK", "cg_turn_block%s", vec_suffix(dtype));
 }
 
-/* What the dw GEMMs on x and dy in place share: the geometry (x planes IN, dy planes OUT,
- * strides), channels, tile, and dy's vector loads. */
-static void set_dw_gemm(cg_template_values *v, cg_dtype dtype, const cg_step *s) {
+/* What the dw GEMMs on x and dy share: the geometry (x planes IN, dy planes OUT, strides),
+ * channels, tile, and dy's vector loads (in place, or from its f32 copy in the workspace). */
+static void set_dw_gemm(cg_template_values *v, const cg_problem *p, const cg_step *s) {
+    const cg_dtype dy_dtype = view_dtype(p, &s->src2);
     set_triple(v, "IN", s->src.logical);
     set_triple(v, "OUT", s->src2.logical);
     set_triple(v, "S", s->stride);
@@ -256,8 +257,8 @@ static void set_dw_gemm(cg_template_values *v, cg_dtype dtype, const cg_step *s)
     cg_values_int(v, "COUT", s->cout_g);
     cg_values_int(v, "MR", s->mr);
     cg_values_int(v, "NV", s->nv);
-    cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(dtype));
-    cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(dtype));
+    cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(dy_dtype));
+    cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(dy_dtype));
 }
 
 /* dy of a dw kernel that broadcasts it from its planes: in place, or converted to f32 in the
@@ -635,13 +636,9 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     cg_values_int(v, "X_STAGED", s->x_staged);
     cg_values_int(v, "DY_STAGED", s->dy_staged);
     cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(dtype));
-    cg_values_set(v, "SRC_ELEM", "%s", s->x_staged ? "float" : elem_type(dtype));
-    cg_values_set(v, "SRC_LOADV", "cg_vload%s", s->x_staged ? "" : vec_suffix(dtype));
-    cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s", s->x_staged ? "" : vec_suffix(dtype));
+    set_view_vectors(v, "SRC", s->x_staged ? CG_F32 : dtype, 0);
     cg_values_int(v, "SRC_CHANNEL", quarters ? 4 * seg : plane);
-    cg_values_set(v, "DY_ELEM", "%s", s->dy_staged ? "float" : elem_type(dtype));
-    cg_values_set(v, "DY_LOADV", "cg_vload%s", s->dy_staged ? "" : vec_suffix(dtype));
-    cg_values_set(v, "DY_LOADV_RANGE", "cg_vload_range%s", s->dy_staged ? "" : vec_suffix(dtype));
+    set_view_vectors(v, "DY", s->dy_staged ? CG_F32 : dtype, 0);
     cg_values_int(v, "MASK_CYCLE", cycle);
     set_column_masks(v, s, cycle, taps, vlen);
     cg_values_int(v, "INNER_FIRST", first);
@@ -868,10 +865,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         /* what the taps read: the planes in place, or a group's staged as f32 */
         cg_values_int(v, "STAGED", s->in_staged);
         cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
-        cg_values_set(v, "SRC_ELEM", "%s", s->in_staged ? "float" : elem_type(p->dtype));
-        cg_values_set(v, "SRC_LOADV", "cg_vload%s", s->in_staged ? "" : vec_suffix(p->dtype));
-        cg_values_set(v, "SRC_LOADV_RANGE", "cg_vload_range%s",
-                      s->in_staged ? "" : vec_suffix(p->dtype));
+        set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
         cg_values_int(v, "STREAM", s->stream);
         return "cpu/planar_conv.c.in";
     case CG_STEP_DX_GEMM_1X1:
@@ -892,9 +886,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "LOADV_X", "cg_vload%s", vec_suffix(p->dtype));
         cg_values_set(v, "LOADV_X_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
-        set_dw_gemm(v, p->dtype, s);
+        set_dw_gemm(v, p, s);
         set_broadcast_dy(v, p, s);
-        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(view_dtype(p, &s->src2)));
         cg_values_int(v, "KCHUNK", s->row_block);
         cg_values_int(v, "CHANNELS_LAST", !s->x_planar);
         cg_values_int(v, "CGROUP", s->block_run > 0 ? s->block_run : 1);
@@ -905,7 +898,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
-        set_dw_gemm(v, p->dtype, s);
+        set_dw_gemm(v, p, s);
         set_triple(v, "F", s->filter);
         set_triple(v, "D", s->dilation);
         set_triple(v, "P", s->pad_lo);
@@ -1046,7 +1039,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_TO_F32:
         cg_values_set(v, "SRC_BUF", "%s", buffer_symbol(s->src.buffer));
         cg_values_int(v, "DST_OFFSET", s->dst.offset);
-        cg_values_int(v, "ELEMS", s->src.n * s->src.channels * cg_prod(s->src.extent, 3));
+        cg_values_int(v, "ELEMS", cg_view_bytes(&s->dst) / 4);
         cg_values_int(v, "CHUNK", s->item_pixels);
         cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
         return "cpu/to_f32.c.in";

@@ -536,8 +536,8 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
  * 57%, ResNeXt's 32-channel 14x14 -> 7x7 layer at 44%. Converted first (below), Intel Xeon,
  * two cores, interleaved medians: f16 S5 38.3 -> 22.4 ms, S8 40.8 -> 18.9, RegNet 23.6 ->
  * 14.2, ResNeXt 2.64 -> 1.53 (S5 and S8 then at 94% of f32 by the fastest runs); bf16 S5 23.7
- * -> 21.4, S8 21.1 -> 18.6 (92%), the grouped ones level. */
-/* The same holds for the x-turning kernel (dw_xturn.c.in), which broadcasts dy from its
+ * -> 21.4, S8 21.1 -> 18.6 (92%), the grouped ones level.
+ * The same holds for the x-turning kernel (dw_xturn.c.in), which broadcasts dy from its
  * planes: ResNet's 1x1 dw into 64 channels at 56x56 ran f16 at 49-59% of f32. Returns the
  * view the kernel broadcasts from a 16-bit tensor in place, NULL where there is none. */
 static cg_view *broadcast_16bit_view(const cg_plan *plan, cg_step *part) {
@@ -562,10 +562,10 @@ cg_status cg_plan_convert_planes(cg_plan *plan, cg_view *view, char *msg) {
     convert->src = *view;
     convert->dst = *view;
     convert->dst.buffer = CG_BUF_WORKSPACE;
-    convert->dst.offset = cg_ws_alloc(plan, cg_view_bytes(&convert->dst));
-    const int64_t elems = view->n * view->channels * cg_prod(view->extent, 3);
+    const int64_t bytes = cg_view_bytes(&convert->dst); /* f32: 4 bytes an element */
+    convert->dst.offset = cg_ws_alloc(plan, bytes);
     convert->item_pixels = TO_F32_CHUNK;
-    convert->work_items = cg_ceil_div(elems, TO_F32_CHUNK);
+    convert->work_items = cg_ceil_div(bytes / 4, TO_F32_CHUNK);
     cg_name_step(plan, convert, view->buffer == CG_T_X ? "tof32x" : "tof32dy");
     *view = convert->dst;
     return CG_OK;

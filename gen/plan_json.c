@@ -307,8 +307,6 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->kind == CG_STEP_CONV && s->k_chunk > 0) {
             put_int(b, obj, "k_chunk", s->k_chunk);
             put_int(b, obj, "item_pixels", s->item_pixels);
-            put_bool(b, obj, "x_staged", s->x_staged);
-            put_bool(b, obj, "dy_staged", s->dy_staged);
         } else if (s->kind == CG_STEP_CONV) {
             put_int(b, obj, "item_rows", s->item_rows);
             put_int(b, obj, "w_prefetch", s->w_prefetch);

@@ -106,9 +106,7 @@ static void plan_dw_flat(const cg_target *target, cg_step *part, const cg_dims *
     /* 16-bit planes are converted to f32 once a chunk where whole planes fit the stack budget:
      * converted at every load (each tile reloads them) the flat walk ran at 55-70% of its f32
      * speed, ResNeXt-50's 8-channel 28x28 dw f32 1.43 ms, f16 2.38, bf16 2.50. */
-    const int wide = elem_bytes < 4 &&
-                     /* 16-bit, staged */
-                     flat_stage_bytes(part, 1, 1, seg) <= CG_PLANAR_STAGE_BYTES;
+    const int wide = elem_bytes < 4 && flat_stage_bytes(part, 1, 1, seg) <= CG_PLANAR_STAGE_BYTES;
     part->x_staged = quarters || wide;
     part->dy_staged = wide;
     if (seg > fit && !part->x_staged)
