@@ -880,6 +880,12 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_triple(v, "IN", s->src.logical);
         set_triple(v, "OUT", s->dst.logical);
         set_triple(v, "S", s->stride);
+        cg_values_set(v, "ELEM", "%s", elem_type(p->dtype)); /* w and dx in place */
+        cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
+        set_planar_stores(v, p->dtype);
+        cg_values_set(v, "STORE_DX", "%s", store_fn(p->dtype));
+        cg_values_set(v, "DY_BUF", "%s", buffer_symbol(s->src.buffer));
+        cg_values_int(v, "DY_OFFSET", s->src.offset);
         return "cpu/dx_1x1_gemm.c.in";
     case CG_STEP_DW_GEMM_1X1:
         set_turned_operands(v, p->dtype);
@@ -921,6 +927,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
     case CG_STEP_DEPTHWISE_ROWS_DW: return fill_depthwise_rows(plan, s, v);
     case CG_STEP_PLANAR_1X1:
         set_planar_tile(v, s, p->dtype);
+        cg_values_int(v, "STAGED", s->in_staged); /* each pass's panel converted once */
+        set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
         cg_values_int(v, "STREAM", s->stream);
         cg_values_int(v, "TAIL_LANES", s->tail_lanes);
         cg_values_int(v, "WRITE_BEHIND", s->write_behind);

@@ -1,5 +1,5 @@
-/* plan_dx_1x1.c: dense 1x1 backward data on small channels-first f32 planes as one GEMM with
- * the lanes along the output channels (templates/cpu/dx_1x1_gemm.c.in).
+/* plan_dx_1x1.c: dense 1x1 backward data on small channels-first planes as one GEMM with the
+ * lanes along the output channels (templates/cpu/dx_1x1_gemm.c.in).
  *
  * dx[n][c][p] = sum over k of w[k][c] dy[n][k][p]. The planar 1x1 kernel puts its lanes along
  * the flattened plane: ResNet's 7x7 planes (49 pixels) fill 49 of 64 lanes, and its last tile of
@@ -20,8 +20,12 @@
 #define DX_1X1_LANES 64
 
 /* With strides, dy planes under this many vectors: one tile of the planar 1x1 kernel (4
- * pixel vectors), which would leave lanes idle; larger planes keep its plane writes. */
-#define DX_1X1_STRIDED_MAX_VECTORS 4
+ * pixel vectors), which would leave lanes idle; larger planes keep its plane writes. So too
+ * for 16-bit storage, whose dy this kernel reads from an f32 copy (a conversion pass the
+ * planar kernel, converting its panels on the stack, does without): on the Intel Xeon, 2
+ * threads, interleaved, f16 ResNet 1x1 dx at 7x7 70-76% -> 97-104% of f32 here, while at
+ * 14x14 the planar kernel ran 88-110% against this one's 79-106%. */
+#define DX_1X1_SMALL_MAX_VECTORS 4
 
 /* Stack bytes of an item's results (its images' pixels x NB channels, f32). */
 #define DX_1X1_STACK_CAP ((int64_t)256 << 10)
@@ -29,15 +33,16 @@
 int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->channels_last || p->ops != CG_OP_BWD_DATA ||
-        p->groups != 1 || p->dtype != CG_F32 || !cg_unpadded_1x1(dims))
+        p->groups != 1 || !cg_unpadded_1x1(dims))
         return 0;
     int strided = 0;
     for (int i = 0; i < 3; i++) strided |= dims->stride[i] != 1;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DX_1X1_LANES) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
-    const int64_t max_plane =
-        strided ? DX_1X1_STRIDED_MAX_VECTORS * budget->vlen : DX_1X1_MAX_PLANE;
+    const int64_t max_plane = strided || p->dtype != CG_F32
+                                  ? DX_1X1_SMALL_MAX_VECTORS * budget->vlen
+                                  : DX_1X1_MAX_PLANE;
     return plane < max_plane && plane >= budget->transpose_width && p->c % nb == 0 &&
            plane * nb * 4 <= DX_1X1_STACK_CAP;
 }
@@ -76,5 +81,8 @@ cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->k_chunk = cg_ceil_div(p->k, cg_ceil_div(p->k, kc));
     /* the weights are read where they lie (dx_1x1_gemm.c.in says why: no PACK_W step) */
     cg_name_step(plan, step, "xbwdd");
+    /* 16-bit dy: each value is a broadcast, which from its planes would take a scalar
+     * conversion on the FMAs' ports; it is read from an f32 copy instead */
+    if (p->dtype != CG_F32) return cg_plan_convert_planes(plan, &step->src, msg);
     return CG_OK;
 }

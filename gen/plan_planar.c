@@ -458,6 +458,55 @@ static void avoid_one_vector_tail(const cg_plan *plan, cg_step *step, const cg_i
     step->mr = mr;
 }
 
+/* A 16-bit 1x1 tile converts each vector of its panel at every block of output channels that
+ * reads it: a conversion on the FMAs' ports per MR FMAs (f16 ResNet 1x1 dx at 28x28 ran at
+ * 72-80% of f32, bf16 66-83%). Where more than one block reads the panel, each pass converts
+ * it to f32 on the stack once instead (the stage is what the passes then keep in the L1). */
+static int stages_1x1_panels(const cg_plan *plan, const cg_step *step) {
+    return plan->problem.dtype != CG_F32 && !step->stream && step->cout_g > step->mr;
+}
+
+/* Input channels per slice of a staged 16-bit panel: a channel's f32 row (XW pixels), the
+ * 16-bit row it comes from and the item's packed weights for it (PACK_NR) within half the L1,
+ * which the slice's partial sums share (passes evened out). On the Intel Xeon, one thread, S1
+ * in f16 with 4 blocks an item: 128 channels a slice (a 32 KiB stage) 45.8 ms, 64 33.0, 32
+ * 28.9-30.2, 16 34.7 (unstaged 36-37). */
+static int64_t staged_pass_channels(const cg_plan *plan, const cg_step *step,
+                                    const cg_isa_budget *budget) {
+    const int64_t xw = (int64_t)step->nv * budget->vlen;
+    const int64_t row_bytes = xw * (4 + (int64_t)cg_dtype_size(plan->problem.dtype)) +
+                              (int64_t)step->item_blocks * step->mr * 4;
+    int64_t kc = plan->target.l1_bytes / 2 / row_bytes;
+    if (kc < 8) kc = 8;
+    return cg_ceil_div(step->cin_g, cg_ceil_div(step->cin_g, kc));
+}
+
+/* A staged (STREAM) 16-bit dx item holds one block of MR channels, so each of its tiles
+ * converted every dy vector again per block (S1 in f16 ran at 89% of f32, ResNet's 512 <- 1024
+ * stride-2 dx at 14x14 at 74%). An item takes STREAM_STAGED_BLOCKS blocks instead, each slice
+ * of a tile's panel converted to f32 on the stack once for all of them, in slices whose f32
+ * panel stays in the L1 (partial sums wait in the item's stage), as far as the item's staged
+ * results stay within 192 KiB and the batch still gives each thread 8 items. On the Intel Xeon,
+ * interleaved, 2 threads: S1 in f16 19.7 -> 18.1 ms (f32 16.4; 4 blocks an item 18.4), the
+ * 512 <- 1024 dx 9.4 -> 9.1 (f32 7.9); one thread S1 33.0 -> 28.4. */
+#define STREAM_STAGED_BLOCKS 8
+static void stage_stream_panels(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
+                                int64_t pixels) {
+    const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
+    const int64_t tile = (int64_t)step->nv * budget->vlen;
+    const int64_t block_bytes = step->mr * cg_ceil_div(pixels, tile) * tile * 4;
+    const int64_t panels = plan->problem.n * step->groups;
+    int64_t per_item = blocks < STREAM_STAGED_BLOCKS ? blocks : STREAM_STAGED_BLOCKS;
+    while (per_item > 1 && (per_item * block_bytes > (192 << 10) ||
+                            panels * cg_ceil_div(blocks, per_item) < 8 * plan->target.threads))
+        per_item--;
+    if (per_item < 2) return;
+    step->in_staged = 1;
+    step->item_blocks = per_item;
+    step->work_items = panels * cg_ceil_div(blocks, per_item);
+    step->k_chunk = staged_pass_channels(plan, step, budget);
+}
+
 /* An unstaged 1x1 tile's input panel (CIN x NV vectors of pixels, rows a plane apart) is read
  * again by every block of MR output channels: 512 channels of 64 pixels (128 KiB) came from the
  * L2 once per block. Where it outgrows three quarters of the L1 (the rest holds the weights'
@@ -476,8 +525,11 @@ static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa
     const int64_t l1_share = plan->target.l1_bytes * 3 / 4;
     step->k_chunk = step->cin_g;
     step->block_run = blocks;
-    if (panel <= l1_share) return;
-    step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l1_share));
+    if (step->in_staged)
+        step->k_chunk = staged_pass_channels(plan, step, budget);
+    else if (panel > l1_share)
+        step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l1_share));
+    if (step->k_chunk >= step->cin_g) return;
     const int64_t run_max = plan->target.l2_bytes / 16 / (tile_floats * 4);
     step->block_run = cg_ceil_div(blocks, cg_ceil_div(blocks, run_max > 1 ? run_max : 1));
 }
@@ -535,10 +587,11 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->work_items = p->n * p->groups * cg_ceil_div(step->cout_g, step->mr);
             choose_tail_lanes(plan, step, budget, pixels);
             step->write_behind = p->dtype == CG_F32;
-            step->panel_prefetch_items = panel_prefetch_items(plan, step, pixels);
             step->k_chunk = step->write_behind && step->cin_g > CG_STREAM_WRITE_K
                                 ? CG_STREAM_WRITE_K
                                 : step->cin_g;
+            if (p->dtype != CG_F32) stage_stream_panels(plan, step, budget, pixels);
+            step->panel_prefetch_items = panel_prefetch_items(plan, step, pixels);
         } else {
             avoid_one_vector_tail(plan, step, budget, pixels);
             /* A tile's vectors land in MR planes a plane apart, 4 lines each, too many
@@ -553,6 +606,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
                               p->n * p->c * plane_bytes > plan->target.l2_bytes;
             step->work_items =
                 p->n * p->groups * cg_ceil_div(pixels, (int64_t)step->nv * budget->vlen);
+            step->in_staged = stages_1x1_panels(plan, step);
             choose_panel_passes(plan, step, budget, esize);
         }
         const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);

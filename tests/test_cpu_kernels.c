@@ -913,6 +913,45 @@ static void test_planar_conv_staged(void **state) {
     free(problems);
 }
 
+/* 16-bit 1x1 dx (and fwd) whose tiles read their panels converted to f32 on the stack
+ * (planar_1x1.c.in STAGED), each CPU ISA against the reference with NaN-prefilled outputs:
+ * passes of input channels (on every ISA) with a short last tile on 20x20 and 19x7 planes (the last group's
+ * tail loads masked), a channel tail block, a grouped bf16 forward pass, 3-D; strided dx
+ * written as whole planes in items of several channel blocks (a tail item of fewer, the last
+ * block short) in f16 and bf16, 3 slices of input channels. And the channel-lane 1x1 dx GEMM
+ * on 7x7 planes in 16-bit (dy converted to f32 in the workspace first; AVX-512 only, whose 4
+ * vectors hold a 7x7 plane): f16 direct, bf16 at stride 2 into zeroed 13x13 planes. */
+static void test_1x1_dx_staged(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"passes_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":26,\"k\":520,\"input\":[20,20],\"filter\":[1,1]},"
+        "{\"name\":\"odd_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":20,\"k\":40,\"input\":[19,7],\"filter\":[1,1]},"
+        "{\"name\":\"fwd_g2_bf16\",\"op\":\"fwd\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":48,\"k\":36,\"groups\":2,\"input\":[9,15],\"filter\":[1,1]},"
+        "{\"name\":\"d3_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":16,\"k\":24,\"input\":[3,5,6],\"filter\":[1,1,1]},"
+        "{\"name\":\"stream_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":8,\"c\":40,\"k\":240,\"input\":[16,16],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"stream_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":6,\"c\":34,\"k\":72,\"input\":[16,24],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"gemm_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":128,\"k\":40,\"input\":[7,7],\"filter\":[1,1]},"
+        "{\"name\":\"gemm_s2_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":64,\"k\":24,\"input\":[13,13],\"filter\":[1,1],\"stride\":[2,2]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    check_planned_pack("dx_1x1_staged", problems, count, 0,
+                       "test $(grep -l 'define STAGED 1' $d/src/*gbwdd*.c $d/src/*gfwd*.c | "
+                       "wc -l) -eq $((3 * (n - 2) + 4)) && "
+                       "test $(ls $d/src/ | grep -c -e '_xbwdd_.*avx512') -eq 2 && "
+                       "test $(ls $d/src/ | grep -c -e '_tof32dy_.*avx512') -eq 2");
+    free(problems);
+}
+
 /* 16-bit dense and grouped dw that would broadcast x from its planes (or dy, where AVX-512
  * turns x) read it converted to f32 planes in the workspace first (a to_f32 step), each CPU
  * ISA against the reference with NaN-prefilled outputs: 3x3 stride 2 on odd planes (one
@@ -1605,6 +1644,7 @@ int main(void) {
         cmocka_unit_test(test_planar_conv_short_rows),
         cmocka_unit_test(test_planar_conv_staged),
         cmocka_unit_test(test_dw_x_converted),
+        cmocka_unit_test(test_1x1_dx_staged),
         cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),

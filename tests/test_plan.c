@@ -983,7 +983,9 @@ static void test_planar_1x1(void **state) {
     /* S1 (staged: dx over the L3; 196 pixels): the last tile's 4 pixels by channel lanes, a
      * tile of 8 channels x 3 vectors (4 tiles of 48 pixels and the 4), items of 2 blocks = 16
      * channels, weights packed 16 wide; in f16 (dy not broadcast as f32) the 6 x 4 tile and
-     * its short last one stay; a forced MR keeps its tile, in items of 48 channels */
+     * its short last one stay, in items of 8 blocks whose panels are converted to f32 once
+     * for all 8 (test_planar_1x1_staged_panels); a forced MR keeps its tile, in items of 48
+     * channels */
     static const struct {
         const char *problem;
         int forced, tail_lanes, mr, nv;
@@ -991,8 +993,8 @@ static void test_planar_1x1(void **state) {
     } tails[] = {
         {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2,
          64 * 16, 16},
-        {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 0, 6, 4, 1,
-         64 * 43, 6},
+        {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 0, 6, 4, 8,
+         64 * 6, 48},
         {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 6, 4, 8,
          64 * 6, 48},
     };
@@ -1348,13 +1350,31 @@ static void test_dx_1x1_gemm(void **state) {
         "bwdd_f32_nchw_g1mb8ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic64oc64_i16x16_o8x8_f1x1_s2x2_d1x1_pl0x0_ph0x0", /* 64 pixels */
-        "bwdd_f16_nchw_g1mb8ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_f16_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic20oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdd_f32_nchw_g1mb8ic64oc64_i3x3_o3x3_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "fwd-bwdd_f32_nchw_g1mb8ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
                          CG_STEP_DX_GEMM_1X1);
+    /* 16-bit on planes of at most 4 vectors (7x7; 14x14 planes stay planar, staged): dy
+     * converted to f32 in the workspace first, the GEMM reading it there */
+    static const char *const converted[] = {
+        "bwdd_f16_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdd_bf16_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0",
+    };
+    for (size_t c = 0; c < sizeof converted / sizeof converted[0]; c++) {
+        cg_plan *plan;
+        const cg_step *gemm = planned_step(converted[c], &base_target, CG_STEP_DX_GEMM_1X1, &plan);
+        const cg_step *convert = find_kind(plan, CG_STEP_TO_F32);
+        if (!convert) fail_msg("%s: dy not converted", converted[c]);
+        assert_int_equal(plan->step_count, 2);
+        assert_true(convert < gemm);
+        assert_int_equal(convert->src.buffer, CG_T_DY);
+        assert_int_equal(gemm->src.buffer, CG_BUF_WORKSPACE);
+        assert_int_equal(gemm->src.offset, convert->dst.offset);
+        free(plan);
+    }
 }
 
 /* The x-turning dw kernel where Winograd is off (S4 itself runs Winograd dw by default). */
@@ -2031,6 +2051,53 @@ static void test_planar_conv_staged(void **state) {
     assert_non_null(s);
     assert_true(s->stream && !s->in_staged);
     free(plan);
+}
+
+/* A 16-bit planar 1x1 step whose panel more than one block of output channels reads converts
+ * it to f32 on the stack once a slice (in_staged): slices whose f32 rows, 16-bit rows and the
+ * item's packed weights fit half the 48 KiB L1; streamed dx items take several blocks (8,
+ * fewer where the batch would leave a thread under 8 items). f32, and a single block, read
+ * the planes in place. */
+static void test_planar_1x1_staged_panels(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged, stream;
+        int64_t item_blocks;
+    } cases[] = {
+        /* ResNet's 256 <- 512 dx at 28x28 (5 x 5 tiles) and a forward 1x1 */
+        {"bwdd_f16_nchw_g1mb8ic256oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 1},
+        {"fwd_bf16_nchw_g1mb8ic256oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 1},
+        /* 14x14 planes in 16-bit stay planar (not the channel-lane GEMM) */
+        {"bwdd_f16_nchw_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 1},
+        /* S1 in bf16, and the 512 <- 1024 stride-2 dx at 14x14 (8 images: 86 blocks) */
+        {"bwdd_bf16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 8},
+        {"bwdd_f16_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 8},
+        /* 4 images of 7 blocks: 16 items of 2 blocks; 2 images would leave a thread under 8
+         * items at 2 blocks an item, and stay unstaged */
+        {"bwdd_f16_nchw_g1mb4ic40oc240_i32x32_o16x16_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 2},
+        {"bwdd_f16_nchw_g1mb2ic40oc240_i32x32_o16x16_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 1},
+        /* f32, and 5 output channels (one block of MR: the 5 x 5 tile) */
+        {"bwdd_f32_nchw_g1mb8ic256oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 1},
+        {"bwdd_f16_nchw_g1mb8ic5oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(cases[c].problem, &base_target, CG_STEP_PLANAR_1X1, &plan);
+        if (s->in_staged != cases[c].staged || s->stream != cases[c].stream)
+            fail_msg("%s: staged %d stream %d", cases[c].problem, s->in_staged, s->stream);
+        if (cases[c].stream) assert_int_equal(s->item_blocks, cases[c].item_blocks);
+        if (s->in_staged) {
+            const int64_t xw = (int64_t)s->nv * s->vlen;
+            const int64_t row = xw * 6 + (int64_t)s->item_blocks * s->mr * 4;
+            assert_true(s->k_chunk >= 8 && s->k_chunk <= s->cin_g);
+            /* evened passes: no more of them than the budget's rows need */
+            const int64_t rows = (48 << 10) / 2 / row;
+            assert_int_equal((s->cin_g + s->k_chunk - 1) / s->k_chunk,
+                             (s->cin_g + rows - 1) / rows);
+        }
+        free(plan);
+    }
 }
 
 /* A 16-bit dense or grouped dw broadcasting x from its planes reads them converted to f32 in
@@ -3186,7 +3253,7 @@ int main(void) {
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat), cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_planar_few_group_channels),
         cmocka_unit_test(test_planar_phases), cmocka_unit_test(test_planar_conv_staged),
-        cmocka_unit_test(test_dw_x_converted_plan),
+        cmocka_unit_test(test_dw_x_converted_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),
