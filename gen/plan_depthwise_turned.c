@@ -290,6 +290,11 @@ static cg_status plan_flat(cg_plan *plan, const cg_dims *dims, char *msg) {
                                         : step->tap_offset[t][2];
     if (dx) {
         step->work_items = p->n * p->c;
+        /* 16-bit dy: a vector's nine taps are six unaligned loads and three shifts of the
+         * plane's vectors, each load a conversion on the FMAs' ports where f32 folds it into
+         * the FMA; the plane (a few KiB: the walk unrolls it whole) is converted on the stack
+         * once */
+        step->in_staged = p->dtype != CG_F32;
         cg_name_step(plan, step, "lbwdd");
         return CG_OK;
     }

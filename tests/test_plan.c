@@ -796,6 +796,7 @@ static void test_depthwise_flat(void **state) {
         assert_int_equal(s->work_items, raw.n * raw.c);
         assert_int_equal(s->col_period, s->dst.logical[2]);
         assert_int_equal(s->src.logical[2], s->dst.logical[2]);
+        assert_int_equal(s->in_staged, raw.dtype != CG_F32); /* 16-bit dy planes converted */
         check_dx_plan(plan, &raw);
         free(plan);
     }
