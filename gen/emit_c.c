@@ -957,6 +957,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             set_planar_taps(v, s, cg_isa_budget_of(plan->target.isa)->vlen);
         if (!dw) {
             cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
+            cg_values_int(v, "STAGED", s->in_staged); /* a plane converted once */
+            cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
+            set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
             cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
             cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
             cg_values_int(v, "STREAM", s->stream);

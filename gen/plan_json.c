@@ -276,7 +276,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_PLANAR_DEPTHWISE:
         put_bool(b, obj, "stream", s->stream);
         if (s->kind == CG_STEP_PLANAR_CONV) put_bool(b, obj, "rows_flat", s->rows_flat);
-        if (s->kind == CG_STEP_PLANAR_CONV) put_bool(b, obj, "in_staged", s->in_staged);
+        put_bool(b, obj, "in_staged", s->in_staged);
         if (s->rows_flat) put_int(b, obj, "item_pixels", s->item_pixels);
         break;
     case CG_STEP_DX_GEMM_1X1: put_int(b, obj, "k_chunk", s->k_chunk); break;

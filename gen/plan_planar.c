@@ -646,6 +646,16 @@ static int depthwise_streams(const cg_plan *plan, const cg_step *step) {
                            4) > l3;
 }
 
+/* A 16-bit depthwise row converts each window vector at every tap row that reads it (three
+ * loads an output vector at 3x3, each a conversion on the FMAs' ports) and its weights at
+ * every row: MobileNet's 56x56 and 112x112 stride-1 dx ran at 52-87% of f32. A thread's rows
+ * run through a plane in order, so the plane is converted to f32 on the stack once as they
+ * enter it, where it fits the planar stage (112x112: 49 KiB). */
+static int stages_depthwise_plane(const cg_plan *plan, const cg_step *step) {
+    return plan->problem.dtype != CG_F32 &&
+           cg_prod(step->src.logical, 3) * 4 <= CG_PLANAR_STAGE_BYTES;
+}
+
 /* Depthwise dx and dw in one problem both stream dy from memory: dy of S7 alone is 100 MB.
  * Paired, the dx step's items become planes (n, c), the dw step splits per image (item
  * (n, c) = the same plane), and each thread runs an item's dw right after its dx, reading
@@ -659,6 +669,7 @@ static void pair_with_dx(cg_plan *plan, cg_step *part) {
     if (plan->target.force_splits > 0 || p->n * p->c < 8 * (int64_t)plan->target.threads) return;
     dx->item_rows = dx->count[0] * dx->count[1];
     dx->work_items = p->n * p->c;
+    dx->in_staged = 0; /* a plane an item: the sliding walk reads it in place */
     part->splits = p->n; /* rows are (n, o0, o1): split s = image s */
     part->paired = 1;
 }
@@ -692,6 +703,7 @@ cg_status cg_plan_planar(cg_plan *plan, const cg_dims *dims, char *msg) {
             step->item_rows = 1;
             step->work_items = p->n * p->c * step->count[0] * step->count[1];
             step->stream = depthwise_streams(plan, step);
+            step->in_staged = stages_depthwise_plane(plan, step);
             cg_name_step(plan, step, dx ? "pbwdd" : "pfwd");
         }
     }

@@ -1096,6 +1096,39 @@ static void test_planar_depthwise_rows(void **state) {
                              "grep -q 'define ITEM_ROWS 11 ' $d/src/*_dwpbwdd_k5x5*__avx512.c");
 }
 
+/* 16-bit stride-1 depthwise rows (planar_depthwise) reading their input plane converted to
+ * f32 on the stack (STAGED), each CPU ISA against the reference with NaN-prefilled outputs:
+ * dx on 56-wide rows (a thread's rows cross from plane to plane), a bf16 forward pass with 5x5
+ * taps and asymmetric padding, dilation 2 on 77-wide rows, 3-D in bf16, and a dx paired with
+ * dw (a plane an item: read in place, not staged). */
+static void test_planar_depthwise_staged(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"dx_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":5,\"k\":5,\"groups\":5,\"input\":[9,56],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"fwd_bf16\",\"op\":\"fwd\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[7,61],\"filter\":[5,5],"
+        "\"pad_lo\":[2,1],\"pad_hi\":[2,3]},"
+        "{\"name\":\"dil_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":3,\"k\":3,\"groups\":3,\"input\":[12,77],\"filter\":[3,3],"
+        "\"dilation\":[2,2],\"pad\":[2,2]},"
+        "{\"name\":\"d3_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCDHW\","
+        "\"n\":2,\"c\":3,\"k\":3,\"groups\":3,\"input\":[3,5,40],\"filter\":[3,3,3],"
+        "\"pad\":[1,1,1]},"
+        "{\"name\":\"pair_f16\",\"op\":[\"bwd_data\",\"bwd_weight\"],\"dtype\":\"f16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":8,\"k\":8,\"groups\":8,\"input\":[11,45],"
+        "\"filter\":[3,3],\"pad\":[1,1]}"
+        "]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    check_planned_pack("depthwise_staged", problems, count, 0,
+                       "test $(grep -l 'define STAGED 1' $d/src/*_dwpbwdd_*.c $d/src/*_dwpfwd_*.c "
+                       "| wc -l) -eq $((3 * (n - 1))) && "
+                       "! grep -l 'define STAGED 1' $d/src/*_dwpbwdd_*.c | grep -q pair");
+    free(problems);
+}
+
 /* Stride-1 depthwise planes walked by input rows (the SLIDE paths of planar_dw_partial and of
  * planar_depthwise's paired dx), each CPU ISA, with plain stores and (a claimed 4 KiB L3)
  * dx streamed: dw splits that cut planes mid-way (6 of 40 rows, 3 of two 12-row planes), a 5x3
@@ -1660,6 +1693,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_flat_kernels),
         cmocka_unit_test(test_depthwise_rows_kernels),
         cmocka_unit_test(test_planar_depthwise_rows),
+        cmocka_unit_test(test_planar_depthwise_staged),
         cmocka_unit_test(test_planar_dw_slide),
     };
     /* CGT_FILTER=test_streaming_reorders runs one test (a glob, cmocka's filter) */

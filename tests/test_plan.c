@@ -2101,6 +2101,30 @@ static void test_planar_1x1_staged_panels(void **state) {
     }
 }
 
+/* A 16-bit stride-1 depthwise dx or fwd on rows (planar_depthwise) reads each input plane
+ * converted to f32 on the stack where it fits 256 KiB; f32, a dx paired with dw (a plane an
+ * item, walked in place) and larger planes read in place. */
+static void test_depthwise_planes_staged(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged;
+    } cases[] = {
+        {"bwdd_f16_nchw_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"fwd_bf16_nchw_g32mb8ic32oc32_i112x112_o112x112_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_f32_nchw_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        {"bwdd-bwdw_f16_nchw_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        {"bwdd_f16_nchw_g4mb1ic4oc4_i300x300_o300x300_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(cases[c].problem, &base_target, CG_STEP_PLANAR_DEPTHWISE, &plan);
+        if (s->in_staged != cases[c].staged)
+            fail_msg("%s: staged %d, expected %d", cases[c].problem, s->in_staged, cases[c].staged);
+        free(plan);
+    }
+}
+
 /* A 16-bit dense or grouped dw broadcasting x from its planes reads them converted to f32 in
  * the workspace by a to_f32 step before it (chunks of 16 Ki elements), dy where the kernel
  * turns x and broadcasts dy; f32 reads both in place. */
@@ -3255,6 +3279,7 @@ int main(void) {
         cmocka_unit_test(test_planar_few_group_channels),
         cmocka_unit_test(test_planar_phases), cmocka_unit_test(test_planar_conv_staged),
         cmocka_unit_test(test_dw_x_converted_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
+        cmocka_unit_test(test_depthwise_planes_staged),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),
