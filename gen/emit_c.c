@@ -790,7 +790,7 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
         for (int64_t t = 0; t < taps; t++) shifted[t] = s->tap_offset[t][1] == 0;
         set_list(v, "SHIFTED", shifted, (int)taps);
         cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
-        cg_values_int(v, "STAGED", s->in_staged); /* the dy plane converted once */
+        cg_values_int(v, "STAGES", s->in_staged); /* dy planes converted once */
         cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
         set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
         cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));

@@ -157,8 +157,8 @@ typedef struct cg_step {
     int in_staged;       /* PLANAR_CONV: a group's 16-bit input planes converted to f32 on the
                             stack once per (n, group), the taps reading them there;
                             PLANAR_1X1: each pass's panel converted once for all blocks;
-                            DEPTHWISE_FLAT_DX, PLANAR_DEPTHWISE: each input plane
-                            converted once */
+                            DEPTHWISE_FLAT_DX (1 or 2 stages), PLANAR_DEPTHWISE: each
+                            input plane converted once */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per
                             work item (of its one channel block); PLANAR_CONV rows_flat:
                             flat positions per work item; TO_F32: elements per work item */

@@ -289,7 +289,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
             put_int(b, obj, "pixel_chunk", s->item_rows);
         }
         break;
-    case CG_STEP_DEPTHWISE_FLAT_DX: put_bool(b, obj, "in_staged", s->in_staged); break;
+    case CG_STEP_DEPTHWISE_FLAT_DX: put_int(b, obj, "in_staged", s->in_staged); break;
     case CG_STEP_DEPTHWISE_FLAT_DW:
     case CG_STEP_DEPTHWISE_ROWS_DW: put_int(b, obj, "channel_block", s->row_block); break;
     case CG_STEP_PACK_W:

@@ -1423,10 +1423,11 @@ static void test_depthwise_turned_streams(void **state) {
 
 /* Stride-1 depthwise dx or dw (+db) alone on short rows, the planes walked flat
  * (depthwise_flat_dx/dw), on each CPU ISA: 28x28 (dw: blocks of 2 channels with a short last
- * one; dx in f32 and f16) and 14x14 (asymmetric padding, f16), dilation with a 7x7 plane
+ * one; dx in f32 and f16) and 14x14 (asymmetric padding, f16), 7x7 in f16 (48 planes: the
+ * runtime's chunks hold several, so each converts the next one's), dilation with a 7x7 plane
  * (bf16), dy rows fewer than x/dx rows, a plane under one vector, 1-D; and the quartered
  * stride-2 dw (QUARTERED_PROBLEMS); outputs pre-filled with NaN. The 16-bit dx read their dy
- * planes converted to f32 on the stack (STAGED). */
+ * planes converted to f32 on the stack (STAGES; the 7x7 one in two stages alternating). */
 static void test_depthwise_flat_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -1435,6 +1436,8 @@ static void test_depthwise_flat_kernels(void **state) {
         "\"groups\":16,\"input\":[28,28],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"p28_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
         "\"c\":8,\"k\":8,\"groups\":8,\"input\":[28,28],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"p7_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":24,\"k\":24,\"groups\":24,\"input\":[7,7],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"p14\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":1,\"c\":5,"
         "\"k\":5,\"groups\":5,\"input\":[14,14],\"filter\":[3,3],\"pad_lo\":[1,2],\"pad_hi\":[1,0]},"
         "{\"name\":\"dil\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,\"c\":3,"
@@ -1463,18 +1466,19 @@ static void test_depthwise_flat_kernels(void **state) {
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("depthwise_flat", problems, count, 0, dir);
-    /* the path under test is really planned: on AVX-512 the 7 dx problems walk flat (the 3
-     * in 16-bit staged) and
+    /* the path under test is really planned: on AVX-512 the 8 dx problems walk flat (the 4
+     * in 16-bit staged, the two 7x7 ones in two stages) and
      * every dw one takes the row-window kernel (depthwise_rows_dw, 5 of them with two planes
      * a vector); AVX2 (16 registers: no row window for 3x3) quarters 5 of them, the generic
      * ISA the rows of 2 and 6 (on narrower vectors the rows of 28, 20 and 14 are two vectors
      * or more and stay with the row kernels) */
     snprintf(grep, sizeof grep,
-             "test $(ls %s/src/*dwlbwd*__avx512.c | wc -l) -eq 7 && "
-             "test $(grep -l 'define STAGED 1' %s/src/*dwlbwdd*__avx512.c | wc -l) -eq 3 && "
+             "test $(ls %s/src/*dwlbwd*__avx512.c | wc -l) -eq 8 && "
+             "test $(grep -l 'define STAGES [12] ' %s/src/*dwlbwdd*__avx512.c | wc -l) -eq 4 && "
+             "test $(grep -l 'define STAGES 2 ' %s/src/*dwlbwdd*__avx512.c | wc -l) -eq 2 && "
              "test $(ls %s/src/*dwrbwdw*__avx512.c | wc -l) -eq %d && "
              "test $(grep -l 'define PAIRS 1 ' %s/src/*dwrbwdw*__avx512.c | wc -l) -eq 5",
-             dir, dir, dir, count - 7, dir);
+             dir, dir, dir, dir, count - 8, dir);
     assert_int_equal(system(grep), 0);
     snprintf(grep, sizeof grep,
              "test $(grep -l 'define STRIDE 2' %s/src/*dwlbwd*__avx2.c | wc -l) -eq 5 && "
