@@ -236,6 +236,15 @@ static void set_view_vectors(cg_template_values *v, const char *prefix, cg_dtype
     cg_values_set(v, key, "cg_v%s_range%s", stores ? "store" : "load", vec_suffix(dtype));
 }
 
+/* What a staging kernel's tiles read (SRC_*): its source in place, or (staged) converted to
+ * f32 on its stack by TO_F32; `flag` tells the template which (STAGED, or a count of stages). */
+static void set_staged_source(cg_template_values *v, const char *flag, int staged,
+                              cg_dtype dtype) {
+    cg_values_int(v, flag, staged);
+    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(dtype));
+    set_view_vectors(v, "SRC", staged ? CG_F32 : dtype, 0);
+}
+
 /* Storage of a dw kernel that turns x channels-last on its stack and reads dy in place. */
 static void set_turned_operands(cg_template_values *v, cg_dtype dtype) {
     cg_values_set(v, "X_ELEM", "%s", elem_type(dtype));
@@ -633,10 +642,8 @@ static const char *fill_planar_dw_flat(const cg_plan *plan, const cg_step *s,
     cg_values_int(v, "OUT_H", s->out[1]);
     cg_values_int(v, "OUT_W", width);
     const cg_dtype dtype = plan->problem.dtype;
-    cg_values_int(v, "X_STAGED", s->x_staged);
+    set_staged_source(v, "X_STAGED", s->x_staged, dtype);
     cg_values_int(v, "DY_STAGED", s->dy_staged);
-    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(dtype));
-    set_view_vectors(v, "SRC", s->x_staged ? CG_F32 : dtype, 0);
     cg_values_int(v, "SRC_CHANNEL", quarters ? 4 * seg : plane);
     set_view_vectors(v, "DY", s->dy_staged ? CG_F32 : dtype, 0);
     cg_values_int(v, "MASK_CYCLE", cycle);
@@ -790,9 +797,7 @@ static const char *fill_depthwise_flat(const cg_plan *plan, const cg_step *s,
         for (int64_t t = 0; t < taps; t++) shifted[t] = s->tap_offset[t][1] == 0;
         set_list(v, "SHIFTED", shifted, (int)taps);
         cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
-        cg_values_int(v, "STAGES", s->in_staged); /* dy planes converted once */
-        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
-        set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
+        set_staged_source(v, "STAGES", s->in_staged, p->dtype); /* dy planes converted once */
         cg_values_int(v, "DY_P", cg_prod(s->src.logical, 3));
         cg_values_int(v, "DX_P", cg_prod(s->dst.logical, 3));
         return "cpu/depthwise_flat_dx.c.in";
@@ -866,9 +871,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_conv_taps(v, s);
         /* what the taps read: the planes in place, or a group's staged as f32 */
-        cg_values_int(v, "STAGED", s->in_staged);
-        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
-        set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
+        set_staged_source(v, "STAGED", s->in_staged, p->dtype);
         cg_values_int(v, "STREAM", s->stream);
         return "cpu/planar_conv.c.in";
     case CG_STEP_DX_GEMM_1X1:
@@ -957,9 +960,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             set_planar_taps(v, s, cg_isa_budget_of(plan->target.isa)->vlen);
         if (!dw) {
             cg_values_set(v, "LOAD_WEIGHT", "%s", load_fn(p->dtype));
-            cg_values_int(v, "STAGED", s->in_staged); /* a plane converted once */
-            cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
-            set_view_vectors(v, "SRC", s->in_staged ? CG_F32 : p->dtype, 0);
+            set_staged_source(v, "STAGED", s->in_staged, p->dtype); /* a plane converted once */
             cg_values_set(v, "OUT_BUF", "%s", buffer_symbol(s->dst.buffer));
             cg_values_int(v, "FILTER_TAPS", cg_prod(p->filter, p->rank));
             cg_values_int(v, "STREAM", s->stream);
