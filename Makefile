@@ -149,6 +149,9 @@ golden: all
 	@bash tests/test_golden.sh --update
 .SECONDARY: $(TEST_SUPPORT_OBJS)
 
+# ASAN_ONLY=NAMES runs only those sanitized tests, ASAN_SKIP=NAMES all but those
+ASAN_RUNS = $(filter-out $(ASAN_SKIP:%=$(ASAN_BUILD)/tests/%),\
+  $(if $(ASAN_ONLY),$(ASAN_ONLY:%=$(ASAN_BUILD)/tests/%),$(TEST_BINS:$(BUILD)/%=$(ASAN_BUILD)/%)))
 test-asan:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(ASAN_FLAGS)" \
 	  EXTRA_LDFLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/convgrad test-bins
@@ -156,7 +159,7 @@ test-asan:
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 CONVGRAD_ASAN=1 \
 	  CONVGRAD_TEST_PACKS=$(CURDIR)/$(BUILD)/test-packs; \
-	  failed=0; for t in $(TEST_BINS:$(BUILD)/%=$(ASAN_BUILD)/%); do \
+	  failed=0; for t in $(ASAN_RUNS); do \
 	    echo "test-asan: $$t"; leaks=1; \
 	    case $$t in */test_vulkan|*/test_cpu_kernels) leaks=0;; esac; \
 	    ASAN_OPTIONS=detect_leaks=$$leaks:abort_on_error=0:strict_string_checks=1 $$t \

@@ -2,16 +2,17 @@
 # Runs every test program given on the command line (cmocka binaries) and the script tests
 # (tests/test_*.sh, tests/test_*.py), and prints one closing line "N passed, N failed".
 #
-# Two lanes run side by side: the binaries one after another, then test_sanitizers.sh, which
-# reruns them on the packs they built (two builds of one pack at once collide); and meanwhile
-# test_vulkan with test_vulkan_subgroups.sh (its rerun at other subgroup sizes), then the other
-# scripts one after another. test_sanitizers.sh waits for both Vulkan suites (it reruns
-# test_vulkan too). test_vulkan had run in the first lane, which took 900 of the suite's 911 s
-# while the second was done after 300.
-# In one lane the suite kept two cores busy only 1.46 of the time on average (the
-# kernel tests compile packs with make -j2, the scripts mostly run one process), 15 minutes
-# on the 2-core VM. Each suite's output goes to its own log, printed whole, with its
-# [PASS]/[FAIL] line, in the fixed order below as the suites end.
+# The suite is CPU-bound on the 2-core VM (test_cpu_kernels compiles its packs with make -j2),
+# so it runs in two lanes that keep both cores busy to the end:
+# - lane 1: the quick binaries, then test_cpu_kernels (two thirds of the suite's time), then
+#   its rerun under the sanitizers (test_sanitizers.sh test_cpu_kernels), on the packs it built;
+# - lane 2: test_vulkan with test_vulkan_subgroups.sh (its rerun at other subgroup sizes), the
+#   other scripts one after another, then the sanitizer rerun of every other binary
+#   (test_sanitizers.sh --skip test_cpu_kernels), which also builds the sanitized binaries.
+# A binary's sanitized rerun starts once the binary is done (two builds of one pack at once
+# collide). With the whole sanitizer rerun at the end of lane 1 (its test_vulkan 105 s of it),
+# the second core was idle for that long. Each suite's output goes to its own log, printed
+# whole, with its [PASS]/[FAIL] line, in the fixed order below as the suites end.
 set -u
 cd "$(dirname "$0")/.."
 # The tests plan with the heuristics, not with whatever the user's tuning database holds (a
@@ -32,52 +33,62 @@ run_suite() {
     echo "$status $((SECONDS - start))" > "$logs/$index.tmp" && mv "$logs/$index.tmp" "$logs/$index.done"
 }
 
-# run_script INDEX: the script names[INDEX] under tests/, by its interpreter.
-run_script() {
-    local script=tests/${names[$1]}
-    case $script in
-    *.py) run_suite "$1" /usr/bin/python3 "$script" ;;
-    *) run_suite "$1" bash "$script" ;;
-    esac
-}
-
 names=()
-binaries=()       # indices of the binaries the first lane runs
-vulkan=()         # test_vulkan, then test_vulkan_subgroups.sh: the second lane's first
-after_binaries=() # scripts that rerun the binaries on the packs those build
-scripts=()
+commands=()    # commands[INDEX]: how suite names[INDEX] runs
+quick=()       # lane 1: the binaries but test_cpu_kernels and test_vulkan
+kernels=()     # lane 1 after them: test_cpu_kernels, then its sanitized rerun
+lane2=()       # test_vulkan, test_vulkan_subgroups.sh, then the other scripts
+add_suite() { # add_suite NAME COMMAND...: a suite's index is its position
+    names+=("$1")
+    shift
+    commands+=("$*")
+}
 for bin in "$@"; do
     case $(basename "$bin") in
-    test_vulkan) vulkan+=("${#names[@]}") ;;
-    *) binaries+=("${#names[@]}") ;;
+    test_vulkan) lane2=("${#names[@]}" "${lane2[@]}") ;;
+    test_cpu_kernels) kernels+=("${#names[@]}") ;;
+    *) quick+=("${#names[@]}") ;;
     esac
-    names+=("$(basename "$bin")")
+    add_suite "$(basename "$bin")" "$bin"
 done
 for script in tests/test_*.sh tests/test_*.py; do
     [ -e "$script" ] || continue
     case $(basename "$script") in
-    test_sanitizers.sh) after_binaries+=("${#names[@]}") ;;
-    test_vulkan_subgroups.sh) vulkan+=("${#names[@]}") ;;
-    *) scripts+=("${#names[@]}") ;;
+    test_sanitizers.sh) continue ;;
+    test_vulkan_subgroups.sh) lane2=("${lane2[0]}" "${#names[@]}" "${lane2[@]:1}") ;;
+    *) lane2+=("${#names[@]}") ;;
     esac
-    names+=("$(basename "$script")")
+    case $script in
+    *.py) add_suite "$(basename "$script")" /usr/bin/python3 "$script" ;;
+    *) add_suite "$(basename "$script")" bash "$script" ;;
+    esac
 done
-bins=("$@")
+sanitized_others=${#names[@]}
+add_suite "test_sanitizers.sh --skip test_cpu_kernels" bash tests/test_sanitizers.sh --skip test_cpu_kernels
+sanitized_kernels=${#names[@]}
+add_suite "test_sanitizers.sh test_cpu_kernels" bash tests/test_sanitizers.sh test_cpu_kernels
 
-# run_index INDEX: the binary or script names[INDEX].
+# run_index INDEX: suite names[INDEX] (its command's words hold no spaces).
 run_index() {
-    if [ "$1" -lt "${#bins[@]}" ]; then run_suite "$1" "${bins[$1]}"; else run_script "$1"; fi
+    # shellcheck disable=SC2086
+    run_suite "$1" ${commands[$1]}
+}
+# wait_for INDEX...: until those suites are done
+wait_for() {
+    for index in "$@"; do
+        while [ ! -e "$logs/$index.done" ]; do sleep 1; done
+    done
 }
 
 (
-    for index in "${binaries[@]}"; do run_index "$index"; done
-    for index in "${vulkan[@]}"; do
-        while [ ! -e "$logs/$index.done" ]; do sleep 1; done
-    done
-    for index in "${after_binaries[@]}"; do run_script "$index"; done
+    for index in "${quick[@]}" "${kernels[@]}"; do run_index "$index"; done
+    wait_for "$sanitized_others" # it builds the sanitized binaries
+    run_index "$sanitized_kernels"
 ) &
 (
-    for index in "${vulkan[@]}" "${scripts[@]}"; do run_index "$index"; done
+    for index in "${lane2[@]}"; do run_index "$index"; done
+    wait_for "${quick[@]}"
+    run_index "$sanitized_others"
 ) &
 
 passed=0
