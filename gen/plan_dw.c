@@ -389,11 +389,21 @@ static void stage_channels_last_dy(const cg_target *target, int64_t taps, int co
  * NCHW 512 <- 256 stride-2 dw at 56x56 on the Intel Xeon, 5 interleaved rounds, 254 -> 294
  * GFLOP/s on two cores (4 tiles 289), 126 -> 138 on one. Where broadcasts are contiguous
  * (stride 1) or every tap's panels are staged again per block (3x3), staging lost (S8 and S5:
- * 0.66x and 0.47x with an element-by-element turn). */
+ * 0.66x and 0.47x with an element-by-element turn).
+ * 16-bit planes at column stride 1 are staged as well: the alternative is a to_f32 pass over
+ * x (25.7 MB of f32 written and read back for S8), where staging converts each x element as it
+ * turns it, into a panel the L2 holds. Runs of blocks then stage once (stage_x_once shrinks
+ * the row block for it). ResNet's six NCHW 1x1 stride-1 dw that change, Intel Xeon,
+ * interleaved medians, f16 against the to_f32 plan: one core S8 106%, 256 -> 64 at 56x56 126%,
+ * the rest 98-108%; two cores, as a share of f32 speed in geometric mean, f16 87% -> 99%, bf16
+ * 82% -> 97% (AVX2, f16: 93% -> 101%). Staged again per block (runs of 4-8 blocks) they had
+ * run up to 18% slower than converted. */
 #define DW_X_PANEL_TILES 8
-static void stage_x_pixels(const cg_target *target, const cg_dims *dims, cg_step *part) {
+static void stage_x_pixels(const cg_target *target, const cg_dims *dims, int x_16bit,
+                           cg_step *part) {
     const int one_tap = part->taps[0] * part->taps[1] * part->taps[2] == 1;
-    const int planar = part->x_planar && part->dy_planar && one_tap && dims->stride[2] == 2;
+    const int planar = part->x_planar && part->dy_planar && one_tap &&
+                       (dims->stride[2] == 2 || (x_16bit && dims->stride[2] == 1));
     if (part->kind != CG_STEP_DW_PARTIAL || !part->with_weight ||
         !(part->dy_staged || planar) || (part->x_planar && !planar) || part->x_turned ||
         target->isa == CG_ISA_GLSL ||
@@ -421,11 +431,18 @@ static void stage_x_pixels(const cg_target *target, const cg_dims *dims, cg_step
 #define DW_X_ONCE_STACK_CAP ((int64_t)512 << 10)
 static void stage_x_once(const cg_target *target, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || !part->x_staged || part->block_run < 2) return;
-    const int64_t panel_floats =
-        part->row_block * part->out[2] * (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen);
-    const int64_t bytes = part->taps[0] * part->taps[1] * part->taps[2] *
-                          cg_ceil_div(part->cin_g, part->k_chunk) * panel_floats * 4;
-    part->x_staged_once = bytes <= target->l2_bytes / 4 && bytes <= DW_X_ONCE_STACK_CAP;
+    /* 16-bit planes at column stride 1 (staged to convert them) shrink the row block until
+     * they are staged once: see stage_x_pixels */
+    const int shrink_rows = part->x_planar && part->stride[2] == 1;
+    for (;;) {
+        const int64_t panel_floats = part->row_block * part->out[2] *
+                                     (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen);
+        const int64_t bytes = part->taps[0] * part->taps[1] * part->taps[2] *
+                              cg_ceil_div(part->cin_g, part->k_chunk) * panel_floats * 4;
+        part->x_staged_once = bytes <= target->l2_bytes / 4 && bytes <= DW_X_ONCE_STACK_CAP;
+        if (part->x_staged_once || !shrink_rows || part->row_block == 1) return;
+        part->row_block--;
+    }
 }
 
 /* A dense dw on channels-last dy stages its dy rows in blocks of half the L1 (below): with
@@ -536,7 +553,8 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
  * 57%, ResNeXt's 32-channel 14x14 -> 7x7 layer at 44%. Converted first (below), Intel Xeon,
  * two cores, interleaved medians: f16 S5 38.3 -> 22.4 ms, S8 40.8 -> 18.9, RegNet 23.6 ->
  * 14.2, ResNeXt 2.64 -> 1.53 (S5 and S8 then at 94% of f32 by the fastest runs); bf16 S5 23.7
- * -> 21.4, S8 21.1 -> 18.6 (92%), the grouped ones level.
+ * -> 21.4, S8 21.1 -> 18.6 (92%), the grouped ones level. (A 1x1 at column stride 1, S8
+ * among them, now stages its x instead: stage_x_pixels.)
  * The same holds for the x-turning kernel (dw_xturn.c.in), which broadcasts dy from its
  * planes: ResNet's 1x1 dw into 64 channels at 56x56 ran f16 at 49-59% of f32. Returns the
  * view the kernel broadcasts from a 16-bit tensor in place, NULL where there is none. */
@@ -671,7 +689,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     keep_dy_block_in_l1(target, part);
     stage_channels_last_dy(target, dims->taps,
                            p->dtype != CG_F32 && part->src2.buffer == CG_T_DY, part);
-    stage_x_pixels(target, dims, part);
+    stage_x_pixels(target, dims, p->dtype != CG_F32, part);
     const int64_t nr = (int64_t)part->nv * part->vlen;
     part->cout_pad = cg_ceil_div(part->cout_g, nr) * nr;
     const int64_t blocks = part->x_turned ? 1 : part->cout_pad / nr;

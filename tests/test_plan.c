@@ -1895,8 +1895,9 @@ static void test_planar_dw(void **state) {
     for (size_t c = 0; c < sizeof in_place / sizeof in_place[0]; c++) {
         cg_problem raw = parse(in_place[c]);
         cg_plan *plan = plan_for(&raw, &base_target);
-        /* 16-bit x is read from its planes converted to f32 (test_dw_x_converted_plan) */
-        const int converted = raw.dtype != CG_F32;
+        /* 16-bit x is read from its planes converted to f32 (test_dw_x_converted_plan), a 1x1
+         * one at column stride 1 staged instead (test_dw_x_staged_16bit_plan) */
+        const int converted = raw.dtype != CG_F32 && raw.filter[0] * raw.filter[1] * raw.filter[2] > 1;
         assert_int_equal(plan->step_count, 2 + converted);
         const cg_step *s = find_kind(plan, CG_STEP_DW_PARTIAL);
         assert_non_null(s);
@@ -2128,6 +2129,43 @@ static void test_depthwise_planes_staged(void **state) {
     }
 }
 
+/* A 16-bit dense 1x1 dw on channels-first x at column stride 1 stages its x pixels (turned
+ * and converted, panels of 8 tiles) instead of a to_f32 step; where a run of blocks would
+ * stage them again per block, the row block shrinks until they are staged once (within a
+ * quarter of the L2). f32 reads x in place. */
+static void test_dw_x_staged_16bit_plan(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged, runs;
+    } cases[] = {
+        {"bwdw-bwdb_bf16_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 1}, /* S8 */
+        {"bwdw_f16_nchw_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0},
+        {"bwdw_f16_nchw_g1mb8ic512oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 1},
+        {"bwdw_f16_ncdhw_g1mb2ic40oc70_i3x4x9_o3x4x9_f1x1x1_s1x1x1_d1x1x1_pl0x0x0_ph0x0x0", 1, 1},
+        {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *part = planned_step(cases[c].problem, &base_target, CG_STEP_DW_PARTIAL, &plan);
+        if (part->x_staged != cases[c].staged)
+            fail_msg("%s: staged %d, expected %d", cases[c].problem, part->x_staged, cases[c].staged);
+        assert_null(find_kind(plan, CG_STEP_TO_F32));
+        assert_true(part->x_planar);
+        assert_int_equal(part->src.buffer, CG_T_X);
+        if ((part->block_run >= 2) != cases[c].runs)
+            fail_msg("%s: block run %lld", cases[c].problem, (long long)part->block_run);
+        if (part->x_staged && part->block_run >= 2) {
+            assert_true(part->x_staged_once);
+            const int64_t panel = (part->k_chunk + part->vlen - 1) / part->vlen * part->vlen;
+            const int64_t row_bytes = part->out[2] * panel *
+                                      ((part->cin_g + part->k_chunk - 1) / part->k_chunk) * 4;
+            assert_true(part->row_block * row_bytes <= base_target.l2_bytes / 4);
+        }
+        free(plan);
+    }
+}
+
 /* A 16-bit dense or grouped dw broadcasting x from its planes reads them converted to f32 in
  * the workspace by a to_f32 step before it (chunks of 16 Ki elements), dy where the kernel
  * turns x and broadcasts dy; f32 reads both in place. */
@@ -2135,7 +2173,7 @@ static void test_dw_x_converted_plan(void **state) {
     (void)state;
     static const char *const converted[] = {
         "bwdw-bwdb_f16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", /* S5 */
-        "bwdw-bwdb_bf16_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", /* S8 */
+        "bwdw_bf16_nchw_g1mb8ic256oc128_i28x28_o30x30_f1x1_s1x1_d1x1_pl1x1_ph1x1", /* padded 1x1 */
         "bwdw_f16_nchw_g2mb8ic112oc112_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", /* RegNet */
     };
     for (size_t c = 0; c < sizeof converted / sizeof converted[0]; c++) {
@@ -3281,7 +3319,8 @@ int main(void) {
         cmocka_unit_test(test_planar_strided_dx), cmocka_unit_test(test_planar_rows_flat), cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_planar_few_group_channels),
         cmocka_unit_test(test_planar_phases), cmocka_unit_test(test_planar_conv_staged),
-        cmocka_unit_test(test_dw_x_converted_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
+        cmocka_unit_test(test_dw_x_converted_plan),
+        cmocka_unit_test(test_dw_x_staged_16bit_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
         cmocka_unit_test(test_depthwise_planes_staged),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_flat),
