@@ -285,6 +285,8 @@ static void set_broadcast_dy(cg_template_values *v, const cg_problem *p, const c
 static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
     set_turned_operands(v, p->dtype);
     set_broadcast_dy(v, p, s);
+    cg_values_int(v, "DY_STAGED", s->dy_staged);
+    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src2)));
     cg_values_int(v, "IN1", s->src.logical[1]);
     cg_values_int(v, "IN2", s->src.logical[2]);
     cg_values_int(v, "CIN", s->cin_g);

@@ -326,7 +326,9 @@ static void test_winograd_overrides(void **state) {
 /* The x-turning dw kernel with x wider than the edge-case families' (dw_xturn_*: 8 or 16
  * input channels): 3 vectors under a 1x2 filter with padding, 4 vectors 1x1 (db keeps it off
  * the 1x1 dw GEMM), a ragged output-channel tail each, f32 and bf16; AVX2's 3 vectors are the
- * 24 channels (not whole AVX-512 vectors: dy turned there). */
+ * 24 channels (not whole AVX-512 vectors: dy turned there). 16-bit dy is converted a tile at
+ * a time on the stack (DY_STAGED): bf16 1x1, f16 3x3 at row stride 2 with padding (three tap
+ * rows on one conversion, a tail of output channels), bf16 2x2 with a padding row and column. */
 static void test_x_turned_wide_dw(void **state) {
     (void)state;
     static const char config[] =
@@ -339,11 +341,19 @@ static void test_x_turned_wide_dw(void **state) {
         "{\"name\":\"c64_1x1_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
         "\"layout\":\"NCHW\",\"n\":3,\"c\":64,\"k\":140,\"input\":[2,33],\"filter\":[1,1]},"
         "{\"name\":\"c24_1x1\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
-        "\"layout\":\"NCHW\",\"n\":2,\"c\":24,\"k\":50,\"input\":[3,21],\"filter\":[1,1]}]}";
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":24,\"k\":50,\"input\":[3,21],\"filter\":[1,1]},"
+        "{\"name\":\"c32_3x3_s2_f16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f16\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":32,\"k\":70,\"input\":[9,23],\"filter\":[3,3],"
+        "\"stride\":[2,1],\"pad\":[1,1]},"
+        "{\"name\":\"c48_2x2_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":48,\"k\":100,\"input\":[6,23],\"filter\":[2,2],"
+        "\"pad_lo\":[1,1],\"pad_hi\":[0,0]}]}";
     check_override_pack("dw_xturn_wide", config, "{}", NULL,
                         "d=%s; test $(grep -l 'template: templates/cpu/dw_xturn' "
-                        "$d/src/*__avx512.c | wc -l) -eq 3 && test $(grep -l "
-                        "'template: templates/cpu/dw_xturn' $d/src/*__avx2.c | wc -l) -eq 1");
+                        "$d/src/*__avx512.c | wc -l) -eq 5 && test $(grep -l "
+                        "'template: templates/cpu/dw_xturn' $d/src/*__avx2.c | wc -l) -eq 1 && "
+                        "test $(grep -l 'define DY_STAGED 1 ' $d/src/*__avx512.c | wc -l) -eq 3 && "
+                        "! ls $d/src | grep -q 'tof32.*__avx512'");
 }
 
 /* Dense dw with x read in place, work items of runs of output-channel blocks (row blocks
@@ -980,8 +990,8 @@ static void test_1x1_dx_staged(void **state) {
  * x is staged: test_dw_x_staged_planar), 3-D, bf16 dilation
  * with asymmetric padding and a 5x3 filter, 24-channel groups at stride 2, a 2x2 filter with
  * db, and two 1x1 layers whose x the AVX-512 kernel turns (f16, bf16). Every problem is
- * planned with a conversion on every ISA, but those two on AVX2 and portable C, which stage
- * their x (test_dw_x_staged_planar). */
+ * planned with a conversion on every ISA, but those two: AVX-512 converts their dy in the
+ * kernel (test_x_turned_wide_dw), AVX2 and portable C stage their x (test_dw_x_staged_planar). */
 static void test_dw_x_converted(void **state) {
     (void)state;
     static const char config[] =
@@ -1010,7 +1020,7 @@ static void test_dw_x_converted(void **state) {
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     check_planned_pack("x_converted", problems, count, 0,
-                       "test $(ls $d/src/ | grep -c -e '_tof32x_' -e '_tof32dy_') -eq $((3 * n - 4))");
+                       "test $(ls $d/src/ | grep -c -e '_tof32x_' -e '_tof32dy_') -eq $((3 * n - 6))");
     free(problems);
 }
 

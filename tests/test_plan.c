@@ -2167,8 +2167,8 @@ static void test_dw_x_staged_16bit_plan(void **state) {
 }
 
 /* A 16-bit dense or grouped dw broadcasting x from its planes reads them converted to f32 in
- * the workspace by a to_f32 step before it (chunks of 16 Ki elements), dy where the kernel
- * turns x and broadcasts dy; f32 reads both in place. */
+ * the workspace by a to_f32 step before it (chunks of 16 Ki elements); where the kernel turns x
+ * and broadcasts dy, it converts dy itself; f32 reads both in place. */
 static void test_dw_x_converted_plan(void **state) {
     (void)state;
     static const char *const converted[] = {
@@ -2200,16 +2200,21 @@ static void test_dw_x_converted_plan(void **state) {
     assert_int_equal(part->src.buffer, CG_T_X);
     assert_null(find_kind(plan, CG_STEP_TO_F32));
     free(plan);
-    /* the x-turning kernel broadcasts dy: dy converted, x turned from its 16-bit planes */
-    part = planned_step("bwdw_f16_nchw_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
-                        &base_target, CG_STEP_DW_PARTIAL, &plan);
-    const cg_step *convert = find_kind(plan, CG_STEP_TO_F32);
-    assert_true(part->x_turned && convert && convert < part);
-    assert_int_equal(convert->src.buffer, CG_T_DY);
-    assert_int_equal(part->src.buffer, CG_T_X);
-    assert_int_equal(part->src2.buffer, CG_BUF_WORKSPACE);
-    assert_int_equal(part->src2.offset, convert->dst.offset);
-    free(plan);
+    /* the x-turning kernel broadcasts dy: it converts each tile's dy rows on its stack (no
+     * to_f32 step), x turned from its 16-bit planes; f32 reads dy in place */
+    static const char *const turned[] = {
+        "bwdw_f16_nchw_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+    };
+    for (int c = 0; c < 2; c++) {
+        part = planned_step(turned[c], &base_target, CG_STEP_DW_PARTIAL, &plan);
+        assert_true(part->x_turned);
+        assert_int_equal(part->dy_staged, c == 0);
+        assert_null(find_kind(plan, CG_STEP_TO_F32));
+        assert_int_equal(part->src.buffer, CG_T_X);
+        assert_int_equal(part->src2.buffer, CG_T_DY);
+        free(plan);
+    }
 }
 
 /* Grouped dw of fewer output channels a group than the vector's lanes, at stride 1 on 2-D or
