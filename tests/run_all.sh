@@ -37,7 +37,8 @@ names=()
 commands=()    # commands[INDEX]: how suite names[INDEX] runs
 quick=()       # lane 1: the binaries but test_cpu_kernels and test_vulkan
 kernels=()     # lane 1 after them: test_cpu_kernels, then its sanitized rerun
-lane2=()       # test_vulkan, test_vulkan_subgroups.sh, then the other scripts
+vulkan=()      # lane 2: test_vulkan, test_vulkan_subgroups.sh
+scripts=()     # lane 2 after them: the other scripts
 add_suite() { # add_suite NAME COMMAND...: a suite's index is its position
     names+=("$1")
     shift
@@ -45,7 +46,7 @@ add_suite() { # add_suite NAME COMMAND...: a suite's index is its position
 }
 for bin in "$@"; do
     case $(basename "$bin") in
-    test_vulkan) lane2=("${#names[@]}" "${lane2[@]}") ;;
+    test_vulkan) vulkan=("${#names[@]}" "${vulkan[@]}") ;;
     test_cpu_kernels) kernels+=("${#names[@]}") ;;
     *) quick+=("${#names[@]}") ;;
     esac
@@ -55,8 +56,8 @@ for script in tests/test_*.sh tests/test_*.py; do
     [ -e "$script" ] || continue
     case $(basename "$script") in
     test_sanitizers.sh) continue ;;
-    test_vulkan_subgroups.sh) lane2=("${lane2[0]}" "${#names[@]}" "${lane2[@]:1}") ;;
-    *) lane2+=("${#names[@]}") ;;
+    test_vulkan_subgroups.sh) vulkan+=("${#names[@]}") ;;
+    *) scripts+=("${#names[@]}") ;;
     esac
     case $script in
     *.py) add_suite "$(basename "$script")" /usr/bin/python3 "$script" ;;
@@ -86,7 +87,7 @@ wait_for() {
     run_index "$sanitized_kernels"
 ) &
 (
-    for index in "${lane2[@]}"; do run_index "$index"; done
+    for index in "${vulkan[@]}" "${scripts[@]}"; do run_index "$index"; done
     wait_for "${quick[@]}"
     run_index "$sanitized_others"
 ) &
