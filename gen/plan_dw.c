@@ -431,18 +431,17 @@ static void stage_x_pixels(const cg_target *target, const cg_dims *dims, int x_1
 #define DW_X_ONCE_STACK_CAP ((int64_t)512 << 10)
 static void stage_x_once(const cg_target *target, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || !part->x_staged || part->block_run < 2) return;
+    const int64_t row_bytes = part->taps[0] * part->taps[1] * part->taps[2] *
+                              cg_ceil_div(part->cin_g, part->k_chunk) * part->out[2] *
+                              (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen) * 4;
+    const int64_t cap = target->l2_bytes / 4 < DW_X_ONCE_STACK_CAP ? target->l2_bytes / 4
+                                                                   : DW_X_ONCE_STACK_CAP;
     /* 16-bit planes at column stride 1 (staged to convert them) shrink the row block until
      * they are staged once: see stage_x_pixels */
     const int shrink_rows = part->x_planar && part->stride[2] == 1;
-    for (;;) {
-        const int64_t panel_floats = part->row_block * part->out[2] *
-                                     (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen);
-        const int64_t bytes = part->taps[0] * part->taps[1] * part->taps[2] *
-                              cg_ceil_div(part->cin_g, part->k_chunk) * panel_floats * 4;
-        part->x_staged_once = bytes <= target->l2_bytes / 4 && bytes <= DW_X_ONCE_STACK_CAP;
-        if (part->x_staged_once || !shrink_rows || part->row_block == 1) return;
-        part->row_block--;
-    }
+    if (shrink_rows && part->row_block * row_bytes > cap)
+        part->row_block = cap / row_bytes > 1 ? cap / row_bytes : 1;
+    part->x_staged_once = part->row_block * row_bytes <= cap;
 }
 
 /* A dense dw on channels-last dy stages its dy rows in blocks of half the L1 (below): with
@@ -555,20 +554,21 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
  * 14.2, ResNeXt 2.64 -> 1.53 (S5 and S8 then at 94% of f32 by the fastest runs); bf16 S5 23.7
  * -> 21.4, S8 21.1 -> 18.6 (92%), the grouped ones level. (A 1x1 at column stride 1, S8
  * among them, now stages its x instead: stage_x_pixels.)
- * The same holds for the x-turning kernel (dw_xturn.c.in), which broadcasts dy from its
- * planes: ResNet's 1x1 dw into 64 channels at 56x56 ran f16 at 49-59% of f32. Returns the
- * view the kernel broadcasts from a 16-bit tensor in place, NULL where there is none. */
+ * The same held for the x-turning kernel (dw_xturn.c.in), which broadcasts dy from its
+ * planes (ResNet's 1x1 dw into 64 channels at 56x56 ran f16 at 49-59% of f32); it now converts
+ * its dy itself (stage_turned_dy). Returns the view the kernel broadcasts from a 16-bit tensor
+ * in place, NULL where there is none. */
 static cg_view *broadcast_16bit_view(const cg_plan *plan, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || plan->problem.dtype == CG_F32 ||
         plan->target.isa == CG_ISA_GLSL)
         return NULL;
-    if (part->x_turned) return part->src2.buffer == CG_T_DY && !part->dy_staged ? &part->src2 : NULL;
+    if (part->x_turned) return NULL; /* it converts its dy itself: stage_turned_dy */
     return part->x_planar && !part->x_staged ? &part->src : NULL;
 }
 
 /* The x-turning kernel converts a tile's 16-bit dy rows itself, on its stack, once for all of
- * its tap rows (dw_xturn.c.in DY_STAGED), so its dy needs no to_f32 pass (broadcast_16bit_view
- * above). ResNet's NCHW 1x1 dw from 64 channels at 56x56 on an Intel Xeon, two cores, 5
+ * its tap rows (dw_xturn.c.in DY_STAGED), where a to_f32 pass over dy had written and read
+ * back twice its bytes in f32. ResNet's NCHW 1x1 dw from 64 channels at 56x56 on an Intel Xeon, two cores, 5
  * interleaved rounds, as a share of f32 speed: 64 <- 64 f16 81% -> 97%, bf16 86% -> 100%;
  * 256 <- 64 f16 79% -> 93%, bf16 80% -> 94%. */
 static void stage_turned_dy(const cg_plan *plan, cg_step *part) {
