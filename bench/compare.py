@@ -13,7 +13,9 @@ convolution op, % of the machine's FMA peak as measured by `convgrad bench` in t
 the roofline's floor (the FLOPs at that peak, or the bytes that must move at the memory
 bandwidth `convgrad bench` measures: every tensor read and written once, at the copy rate,
 and the written ones at the write rate, whichever is longest) and the % of it reached, and
-the speed ratio convgrad/oneDNN (> 1: convgrad is faster). Writes results.md and
+the speed ratio convgrad/oneDNN (> 1: convgrad is faster), and the range of the ratios of
+the single rounds (each round times the two back to back, so that a spell of the machine
+slows both: a wide range says the medians fell in different spells). Writes results.md and
 results.json under --out. This machine is noisy: only the medians and ratios are meaningful.
 
 convgrad's pack is planned by the heuristics alone (`gen --no-tuning`). With --tuned a second
@@ -119,11 +121,13 @@ def main():
                "floor_ms": statistics.median(r["floor"]),
                "copy_gbps": statistics.median(r["copy"]), "write_gbps": statistics.median(r["write"])}
         row["pct_roofline"] = 100 * row["floor_ms"] / c_ms
+        row["round_ratios"] = [d / c for d, c in zip(r["dnnl"], r["convgrad"])]
         if args.tuned:
             t_ms = statistics.median(r["tuned"])
             t_gf = r["gflop"] / (t_ms / 1e3)
             row.update({"tuned_ms": t_ms, "tuned_gflops": t_gf, "tuned_pct_peak": 100 * t_gf / peak,
-                        "has_entry": r["has_entry"], "tuned_ratio": d_ms / t_ms})
+                        "has_entry": r["has_entry"], "tuned_ratio": d_ms / t_ms,
+                        "tuned_round_ratios": [d / t for d, t in zip(r["dnnl"], r["tuned"])]})
         rows.append(row)
     geomean = math.exp(sum(math.log(row["ratio"]) for row in rows) / len(rows))
     if args.tuned:
@@ -136,14 +140,14 @@ def main():
              "writing, measured",
              "",
              "| id | convgrad ms | convgrad GFLOP/s | % peak | floor ms | % roofline | oneDNN ms | "
-             "oneDNN GFLOP/s | oneDNN impl | ratio |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+             "oneDNN GFLOP/s | oneDNN impl | ratio | ratio by round |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
     for row in rows:
         lines.append(f"| {row['id']} | {row['convgrad_ms']:.2f} | {row['convgrad_gflops']:.0f} | "
                      f"{row['pct_peak']:.0f}% | {row['floor_ms']:.2f} | "
                      f"{row['pct_roofline']:.0f}% | {row['onednn_ms']:.2f} | "
                      f"{row['onednn_gflops']:.0f} | {', '.join(row['onednn_impl'])} | "
-                     f"{row['ratio']:.2f}x |")
+                     f"{row['ratio']:.2f}x | {ratio_range(row['round_ratios'])} |")
     lines += ["", f"geometric mean of the ratios: {geomean:.2f}x"]
     os.makedirs(args.out, exist_ok=True)
     suffix = f"_{args.threads}t_{args.tag}"
@@ -155,20 +159,25 @@ def main():
     print("\n".join(lines))
 
 
+def ratio_range(ratios):
+    """The lowest and highest of a shape's per-round ratios, as "0.91-1.12x"."""
+    return f"{min(ratios):.2f}-{max(ratios):.2f}x"
+
+
 def write_tuned(args, rows, geomean, tuned_geomean):
     """The --tuned table: heuristic and tuned convgrad next to oneDNN."""
     lines = [f"convgrad heuristic and tuned vs oneDNN, f32, {args.threads} thread(s), medians of "
              f"{args.rounds} interleaved rounds; peak {rows[0]['peak_gflops']:.0f} GFLOP/s measured",
              "",
              "| id | heuristic ms | tuned ms | entry | tuned GFLOP/s | % peak | oneDNN ms | "
-             "oneDNN impl | ratio heuristic | ratio tuned |",
-             "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |"]
+             "oneDNN impl | ratio heuristic | ratio tuned | tuned ratio by round |",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
     for row in rows:
         lines.append(f"| {row['id']} | {row['convgrad_ms']:.2f} | {row['tuned_ms']:.2f} | "
                      f"{'yes' if row['has_entry'] else 'no'} | {row['tuned_gflops']:.0f} | "
                      f"{row['tuned_pct_peak']:.0f}% | {row['onednn_ms']:.2f} | "
                      f"{', '.join(row['onednn_impl'])} | {row['ratio']:.2f}x | "
-                     f"{row['tuned_ratio']:.2f}x |")
+                     f"{row['tuned_ratio']:.2f}x | {ratio_range(row['tuned_round_ratios'])} |")
     lines += ["", f"geometric mean of the ratios (oneDNN ms / convgrad ms): heuristic "
               f"{geomean:.2f}x, tuned {tuned_geomean:.2f}x"]
     os.makedirs(args.out, exist_ok=True)
