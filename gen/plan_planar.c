@@ -302,12 +302,12 @@ static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const c
 #define FLAT_MAX_BLOCKS 2
 /* The flat walk stores plainly, whatever the output's size. Streamed through two sets of stack
  * mirrors of a block's whole slices (non-temporal lines, a share after each tile of the next
- * block) S6 ran 8-16% slower on the Intel Xeon, on one core and two, although its dx stores
- * cost 27% (two cores) to 38% (one) of its time (timed with the stores sent to a scratch line
- * instead) and plain 64+ MB writes ran at 9 GB/s a core there against 21 non-temporal: the
- * tiles' scattered stores overlap the FMAs, a mirror's copy does not (with plain stores in the
- * copy, 67% of the speed). Prefetching the output lines four tiles ahead for writing was
- * level (8 ahead: 9% slower). */
+ * block) S6 ran 8-16% slower on two cores of the Intel Xeon and 11% on one (once 18% faster),
+ * although its dx stores cost 27% (two cores) to 38% (one) of its time (timed with the stores
+ * sent to a scratch line instead) and plain 64+ MB writes ran at 9 GB/s a core there against
+ * 21 non-temporal: the copy out of the mirrors seems to cost more than the tiles' scattered
+ * stores, which overlap the FMAs (the mirrors copied by plain stores ran at 67%). Prefetching
+ * the output lines four tiles ahead for writing was level (8 ahead: 9% slower). */
 static int rows_flat_applies(const cg_plan *plan, const cg_step *step, const cg_isa_budget *budget) {
     if (plan->target.isa == CG_ISA_GLSL || step->stream || step->cin_g < FLAT_MIN_CIN) return 0;
     if (cg_ceil_div(step->cout_g, step->mr) > FLAT_MAX_BLOCKS) return 0;
