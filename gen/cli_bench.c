@@ -105,7 +105,7 @@ int cg_cmd_bench(int argc, char **argv) {
     double peak = 0;
     cg_stream_bandwidth bandwidth = {0, 0};
     if (!json)
-        printf("%-10s %-28s %-8s %7s %10s %10s %8s %7s %6s %9s %6s\n", "problem", "op", "isa",
+        printf("%-10s %-28s %-10s %7s %10s %10s %8s %7s %6s %9s %6s\n", "problem", "op", "isa",
                "threads", "median_ms", "GFLOP/s", "%peak", "runs", "tuned", "floor_ms", "%roof");
     for (int i = 0; i < count && status == CG_OK; i++) {
         cgrt_pack *pack = NULL;
@@ -142,7 +142,7 @@ int cg_cmd_bench(int argc, char **argv) {
                        bandwidth.copy_gbps, bandwidth.write_gbps, floor_ms,
                        tuned ? "true" : "false");
             else
-                printf("%-10.10s %-28s %-8s %7d %10.3f %10.1f %7.1f%% %7d %6s %9.3f %5.0f%%\n",
+                printf("%-10.10s %-28s %-10s %7d %10.3f %10.1f %7.1f%% %7d %6s %9.3f %5.0f%%\n",
                        p->name, ops, cg_isa_name(used), thread_count, r.median_ms, gflops,
                        peak > 0 ? 100.0 * gflops / peak : 0.0, r.runs, tuned ? "yes" : "no",
                        floor_ms, floor_ms > 0 ? 100.0 * floor_ms / r.median_ms : 0.0);

@@ -118,7 +118,7 @@ cg_status cg_cli_cache_root(char *out, size_t cap, char msg[CG_MSG_MAX]) {
 
 /* Generates and builds the cache entry unless a built one is there; serialized by flock so
  * that concurrent runs of the same problem neither collide nor build twice. */
-static cg_status ensure_cached(const cg_problem *problem, unsigned targets,
+static cg_status ensure_cached(const cg_problem *problem, unsigned targets, cg_isa isa,
                                const cg_tuning_db *tuning, const char *dir, char msg[CG_MSG_MAX]) {
     cg_status status = cg_make_dirs(dir, msg);
     if (status != CG_OK) return status;
@@ -145,8 +145,7 @@ static cg_status ensure_cached(const cg_problem *problem, unsigned targets,
             return CG_ERR_INVALID;
         }
         options.glsl = &glsl;
-        cg_target host = cg_target_host();
-        options.isa_mask = 1u << host.isa;
+        options.isa_mask = 1u << isa;
         status = cg_pack_generate(dir, problem, 1, &options, msg);
         if (status == CG_OK) {
             long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -168,6 +167,8 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
                             char msg[CG_MSG_MAX]) {
     char dir[4400];
     cg_status status = CG_OK;
+    /* --isa avx512bf16 on a problem without bf16 tensors means its avx512 kernels */
+    if (isa >= 0 && target == CGRT_TARGET_CPU) isa = (int)cg_isa_for_problem((cg_isa)isa, problem);
     if (pack_dir) {
         snprintf(dir, sizeof dir, "%s", pack_dir);
     } else {
@@ -175,12 +176,14 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         if ((status = cg_cli_cache_root(root, sizeof root, msg)) != CG_OK) return status;
         cg_problem_format(problem, canonical);
         cg_target host = cg_target_host();
+        /* the host's best ISA, or the one --isa forces (a CPU pack holds that one variant) */
+        const cg_isa built = isa >= 0 ? (cg_isa)isa : cg_isa_for_problem(host.isa, problem);
         /* The key names everything the pack depends on: problem, target, generator version,
          * the ISA, core count, caches and CPU vendor the plans were made for. The build id digests the
          * generator's sources and templates (Makefile), so changed kernels get new entries. */
         char key[CG_PROBLEM_STR_MAX + 192];
         snprintf(key, sizeof key, "%s|%d|%s+%s|%s|%d|%lld,%lld,%lld,%d", canonical, (int)target,
-                 CG_GENERATOR_VERSION, cg_generator_build_id, cg_isa_name(host.isa),
+                 CG_GENERATOR_VERSION, cg_generator_build_id, cg_isa_name(built),
                  host.threads, (long long)host.l1_bytes, (long long)host.l2_bytes,
                  (long long)host.l3_bytes, (int)host.vendor);
         const char *device_class = getenv("CONVGRAD_VK_DEVICE_CLASS"); /* Vulkan tile table */
@@ -189,7 +192,7 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         /* A tuned CPU plan is another pack: the key names its overrides, so that a new tune
          * (or --no-tuning) never reuses kernels built for other ones. */
         char tuning_key[CG_TUNING_KEY_MAX];
-        cg_tuning_key(problem, host.isa, host.threads, tuning_key);
+        cg_tuning_key(problem, built, host.threads, tuning_key);
         const cg_tuning_entry *tuned =
             target == CGRT_TARGET_CPU ? cg_tuning_db_find(tuning, tuning_key) : NULL;
         if (tuned) {
@@ -213,7 +216,7 @@ cg_status cg_cli_executable(const cg_problem *problem, cgrt_target target, const
         snprintf(dir, sizeof dir, "%s/%.20s", root, hex);
         status = ensure_cached(problem,
                                target == CGRT_TARGET_CPU ? CG_TARGET_CPU : CG_TARGET_VULKAN,
-                               tuned ? tuning : NULL, dir, msg);
+                               built, tuned ? tuning : NULL, dir, msg);
     }
     snprintf(where, where_cap, "%s", dir);
     if (status == CG_OK) status = cgrt_pack_open(dir, pack, msg);

@@ -12,7 +12,7 @@
 #include "problem_json.h"
 
 static const char gen_help[] =
-    "usage: convgrad gen CONFIG -o out/PACK [--target cpu,vulkan] [--isa avx512,avx2,generic]\n"
+    "usage: convgrad gen CONFIG -o out/PACK [--target cpu,vulkan] [--isa ISA,...]\n"
     "                    [--threads N] [--plan OVERRIDES.json] [--build] [--jobs N]\n"
     "                    [--device-class generic|lavapipe|nvidia|amd] [--vulkan-atomics]\n"
     "                    [--no-tuning] [--db FILE]\n"
@@ -20,7 +20,9 @@ static const char gen_help[] =
     "Plans every problem of CONFIG and writes the pack: src/ (one source per kernel), plans/,\n"
     "Makefile and manifest.json. Unchanged files are not rewritten, so regenerating an\n"
     "unchanged problem recompiles nothing. --build also compiles it (convgrad build).\n"
-    "Defaults: --target cpu, --isa avx512,avx2,generic, --threads this machine's cores.\n"
+    "Defaults: --target cpu, --isa avx512bf16,avx512,avx2,generic (avx512bf16: AVX-512 with\n"
+    "AVX512_BF16's bf16 rounding, for bf16 problems only; the others take avx512 for it),\n"
+    "--threads this machine's cores.\n"
     "Vulkan: --device-class picks the GLSL tile table (default generic: fits every device);\n"
     "--vulkan-atomics sums dense dw partials with float atomics (needs\n"
     "shaderBufferFloat32AtomicAdd; not bit-reproducible) instead of a second reduce pass.\n"
@@ -52,8 +54,8 @@ int cg_cmd_gen(int argc, char **argv) {
         {0, 0, 0, 0}};
     cg_glsl_options glsl = {.device_class = CG_DEVICE_GENERIC};
     cg_gen_options gen = {.targets = CG_TARGET_CPU,
-                          .isa_mask = (1u << CG_ISA_AVX512) | (1u << CG_ISA_AVX2) |
-                                      (1u << CG_ISA_GENERIC)};
+                          .isa_mask = (1u << CG_ISA_AVX512_BF16) | (1u << CG_ISA_AVX512) |
+                                      (1u << CG_ISA_AVX2) | (1u << CG_ISA_GENERIC)};
     const char *out = NULL, *db_path = NULL;
     int build = 0, no_tuning = 0;
     int64_t threads = 0, jobs = default_jobs();
@@ -228,8 +230,9 @@ int cg_cmd_plan(int argc, char **argv) {
     cg_plan *plan = malloc(sizeof *plan);
     for (int i = 0; i < count && status == CG_OK && plan; i++) {
         cg_target planned = target;
+        planned.isa = cg_isa_for_problem(target.isa, &problems[i]);
         char key[CG_TUNING_KEY_MAX];
-        cg_tuning_key(&problems[i], target.isa, target.threads, key);
+        cg_tuning_key(&problems[i], planned.isa, planned.threads, key);
         const cg_tuning_entry *tuned = cg_tuning_db_find(&tuning, key);
         if (tuned) {
             cg_plan_overrides_apply(&tuned->overrides, &planned);

@@ -113,6 +113,7 @@ static const char pack_makefile[] =
     "CFLAGS := -std=c17 -O3 -falign-loops=64 -fPIC -fno-math-errno -Wall -Wextra -Werror "
     "-Wno-pass-failed -Isrc\n"
     "ISA_avx512 := -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -mf16c\n"
+    "ISA_avx512bf16 := $(ISA_avx512) -mavx512bf16\n"
     "ISA_avx2 := -mavx2 -mfma -mf16c\n"
     "ISA_generic :=\n"
     "SOURCES := $(sort $(wildcard src/*.c))\n"
@@ -185,10 +186,15 @@ static cg_status choose_overrides(cg_pack_writer *writer, const cg_problem *prob
 cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJSON *entry,
                           char msg[CG_MSG_MAX]) {
     cJSON *variants = cJSON_AddArrayToObject(entry, "cpu");
-    for (int isa = 0; isa < CG_ISA_GLSL; isa++) {
-        if (!(writer->options->isa_mask & (1u << isa))) continue;
+    unsigned emitted = 0; /* the ISAs this problem has a variant for */
+    for (int order = 0; order < CG_CPU_ISA_COUNT; order++) {
+        const cg_isa asked = cg_cpu_isa_order[order];
+        if (!(writer->options->isa_mask & (1u << asked))) continue;
+        const cg_isa isa = cg_isa_for_problem(asked, problem);
+        if (emitted & (1u << isa)) continue;
+        emitted |= 1u << isa;
         cg_target target = cg_target_host();
-        target.isa = (cg_isa)isa;
+        target.isa = isa;
         if (writer->options->threads > 0) target.threads = writer->options->threads;
         cg_status status = choose_overrides(writer, problem, &target, msg);
         if (status == CG_OK) status = cg_plan_make(problem, &target, writer->plan, msg);
@@ -203,7 +209,7 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
         const cg_plan *plan = writer->plan;
         cJSON *variant = cJSON_CreateObject();
         cJSON_AddItemToArray(variants, variant);
-        cJSON_AddStringToObject(variant, "isa", cg_isa_name((cg_isa)isa));
+        cJSON_AddStringToObject(variant, "isa", cg_isa_name(isa));
         cJSON_AddNumberToObject(variant, "workspace_bytes", (double)plan->workspace_bytes);
         /* Whether the plan came from the tuning database, and the overrides in force. */
         cJSON_AddBoolToObject(variant, "tuned", target.tuned);
@@ -217,13 +223,13 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
         }
         char plan_rel[512];
         snprintf(plan_rel, sizeof plan_rel, "plans/%s__%s.json", problem->name,
-                 cg_isa_name((cg_isa)isa));
+                 cg_isa_name(isa));
         cJSON_AddStringToObject(variant, "plan", plan_rel);
         cJSON *steps = cJSON_AddArrayToObject(variant, "steps");
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *step = &plan->steps[i];
             char symbol[CG_KERNEL_NAME_MAX + 16];
-            cg_kernel_symbol(step, (cg_isa)isa, symbol, sizeof symbol);
+            cg_kernel_symbol(step, isa, symbol, sizeof symbol);
             cJSON *item = cJSON_CreateObject();
             cJSON_AddStringToObject(item, "kernel", symbol);
             cJSON_AddStringToObject(item, "kind", cg_step_kind_name(step->kind));
@@ -344,8 +350,9 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
                                     {"cpu/cg_isa_avx512.h", "cg_isa_avx512.h"},
                                     {"cpu/cg_isa_avx2.h", "cg_isa_avx2.h"},
                                     {"cpu/cg_isa_generic.h", "cg_isa_generic.h"},
+                                    {"cpu/cg_isa_avx512bf16.h", "cg_isa_avx512bf16.h"},
                                     {"cpu/cg_wino.h", "cg_wino.h"}};
-        for (int i = 0; i < 6 && status == CG_OK; i++)
+        for (int i = 0; i < (int)(sizeof headers / sizeof headers[0]) && status == CG_OK; i++)
             status = copy_template_file(dir, headers[i][0], headers[i][1], msg);
         if (status == CG_OK) status = copy_abi_header(dir, msg);
     }

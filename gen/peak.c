@@ -4,6 +4,7 @@
 #include "peak.h"
 
 #include "bench_time.h"
+#include "cg_problem.h"
 
 #include <immintrin.h>
 #include <omp.h>
@@ -41,6 +42,7 @@ __attribute__((target("avx2,fma"))) static double fma_loop_avx2(long iterations,
 double cg_measure_peak_gflops(cg_isa isa, int threads) {
     const char *env = getenv("CONVGRAD_PEAK_GFLOPS");
     if (env && atof(env) > 0) return atof(env);
+    isa = cg_isa_base(isa);
     if (isa == CG_ISA_GENERIC) isa = CG_ISA_AVX2;
     double best = 0;
     /* Best of 5 short rounds: the median would fold in the host's noise we try to exclude. */
@@ -80,6 +82,7 @@ __attribute__((target("avx2"))) static void stream_avx2(float *dst, const float 
 }
 
 static void stream_share(cg_isa isa, float *dst, const float *src, int64_t bytes) {
+    isa = cg_isa_base(isa);
     if (isa == CG_ISA_AVX512)
         stream_avx512(dst, src, bytes);
     else if (isa == CG_ISA_AVX2)

@@ -318,6 +318,11 @@ typedef struct cg_plan {
  * sysfs. */
 cg_target cg_target_host(void);
 
+/* The ISA a problem's kernels are emitted for where `isa` is asked: CG_ISA_AVX512_BF16 differs
+ * from AVX-512 only in its bf16 conversions, so a problem without bf16 tensors takes AVX-512
+ * (one variant, not two of the same code). */
+cg_isa cg_isa_for_problem(cg_isa isa, const cg_problem *problem);
+
 /* "intel", "amd" or "other": the vendor's name in plan JSON and in $CONVGRAD_CPU_VENDOR. */
 const char *cg_cpu_vendor_name(cg_cpu_vendor vendor);
 

@@ -149,7 +149,7 @@ int64_t cg_pack_work_items(const cg_step *pack) {
  * (14x14, 512) 12%. */
 static int depthwise_tile_nv(cg_isa isa, int64_t channels) {
     const int whole = (int)cg_ceil_div(channels, cg_isa_budget_of(isa)->vlen);
-    return isa == CG_ISA_AVX512 && whole <= 8 ? whole : cg_tile_nv(isa, channels);
+    return cg_isa_base(isa) == CG_ISA_AVX512 && whole <= 8 ? whole : cg_tile_nv(isa, channels);
 }
 
 static void init_conv(const cg_plan *plan, cg_step *step, const cg_view *src, const cg_view *dst,

@@ -145,7 +145,7 @@ static int narrow_turned_dy_tile(cg_isa isa, cg_step *part) {
  * layers) 2-vector tiles ran level to 5% slower. */
 static void intel_turned_dy_tile(const cg_target *target, cg_step *part) {
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
-    if (target->vendor != CG_VENDOR_INTEL || target->isa != CG_ISA_AVX512) return;
+    if (target->vendor != CG_VENDOR_INTEL || cg_isa_base(target->isa) != CG_ISA_AVX512) return;
     const int mr = cg_tile_mr(target->isa, 2, part->cin_g);
     /* as the narrow tile: at most an eighth of padding, at least 24 accumulators */
     if (pads_over_an_eighth(part->cout_g, 2, budget->vlen) || 2 * mr < 24) return;
@@ -228,7 +228,7 @@ static void intel_depthwise_tile(const cg_target *target, int64_t taps, int64_t 
                                  const cg_dims *dims, int x_elem_bytes, cg_step *part) {
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
     const int64_t channels = part->cout_g;
-    if (target->vendor != CG_VENDOR_INTEL || target->isa != CG_ISA_AVX512) return;
+    if (target->vendor != CG_VENDOR_INTEL || cg_isa_base(target->isa) != CG_ISA_AVX512) return;
     const int64_t pad2 = depthwise_padding(channels, 2, budget->vlen);
     const int64_t pad3 = depthwise_padding(channels, 3, budget->vlen);
     const int64_t pad4 = depthwise_padding(channels, 4, budget->vlen);

@@ -54,12 +54,16 @@ static int64_t read_cache_bytes(int index) {
     return bytes;
 }
 
+cg_isa cg_isa_for_problem(cg_isa isa, const cg_problem *problem) {
+    return isa == CG_ISA_AVX512_BF16 && problem->dtype != CG_BF16 ? CG_ISA_AVX512 : isa;
+}
+
 cg_target cg_target_host(void) {
     cg_target target = {0};
     unsigned mask = cg_host_isa_mask();
-    target.isa = (mask & (1u << CG_ISA_AVX512)) ? CG_ISA_AVX512
-                 : (mask & (1u << CG_ISA_AVX2)) ? CG_ISA_AVX2
-                                                : CG_ISA_GENERIC;
+    target.isa = CG_ISA_GENERIC;
+    for (int order = CG_CPU_ISA_COUNT - 1; order >= 0; order--)
+        if (mask & (1u << cg_cpu_isa_order[order])) target.isa = cg_cpu_isa_order[order];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     target.threads = cores > 0 ? (int)cores : 1;
     /* index0 is L1d, index2 the unified L2, index3 the L3 on x86 Linux; fall back to common

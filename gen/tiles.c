@@ -24,6 +24,7 @@ static const cg_isa_budget budgets[CG_ISA_COUNT] = {
 };
 
 const cg_isa_budget *cg_isa_budget_of(cg_isa isa) {
+    isa = cg_isa_base(isa);
     return &budgets[(unsigned)isa < CG_ISA_COUNT ? isa : CG_ISA_GENERIC];
 }
 

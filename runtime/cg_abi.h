@@ -73,8 +73,18 @@ typedef struct cg_problem {
     int64_t out[CG_MAX_RANK];
 } cg_problem;
 
-/* Instruction sets a kernel is emitted for, best first among the CPU ones. */
-typedef enum cg_isa { CG_ISA_AVX512 = 0, CG_ISA_AVX2, CG_ISA_GENERIC, CG_ISA_GLSL, CG_ISA_COUNT } cg_isa;
+/* Instruction sets a kernel is emitted for. CG_ISA_AVX512_BF16 is AVX-512 with AVX512_BF16's
+ * conversions (the bf16 stores round in one instruction), emitted for bf16 problems only;
+ * appended, so that the older values (and the kernel names hashed from them) stay. The CPU
+ * ones best first: cg_cpu_isa_order (cg_problem.h). */
+typedef enum cg_isa {
+    CG_ISA_AVX512 = 0,
+    CG_ISA_AVX2,
+    CG_ISA_GENERIC,
+    CG_ISA_GLSL,
+    CG_ISA_AVX512_BF16,
+    CG_ISA_COUNT
+} cg_isa;
 
 /* Tensors a problem reads or writes, in a fixed order used by buffers and files. */
 typedef enum cg_tensor {

@@ -368,7 +368,13 @@ void *cg_alloc_lines(size_t bytes) {
     return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
 }
 
-static const char *const isa_names[CG_ISA_COUNT] = {"avx512", "avx2", "generic", "glsl"};
+static const char *const isa_names[CG_ISA_COUNT] = {"avx512", "avx2", "generic", "glsl",
+                                                    "avx512bf16"};
+
+const cg_isa cg_cpu_isa_order[CG_CPU_ISA_COUNT] = {CG_ISA_AVX512_BF16, CG_ISA_AVX512,
+                                                   CG_ISA_AVX2, CG_ISA_GENERIC};
+
+cg_isa cg_isa_base(cg_isa isa) { return isa == CG_ISA_AVX512_BF16 ? CG_ISA_AVX512 : isa; }
 
 const char *cg_isa_name(cg_isa isa) {
     return (unsigned)isa < CG_ISA_COUNT ? isa_names[isa] : "?";
@@ -394,10 +400,15 @@ unsigned cg_host_isa_mask(void) {
     __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
     if ((xcr0_lo & 0x6u) != 0x6u) return mask; /* OS saves XMM and YMM state */
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return mask;
+    const unsigned leaf7_subleaves = a; /* the highest subleaf of leaf 7 */
     if (((b >> 5) & 1) && fma && f16c) mask |= 1u << CG_ISA_AVX2;
     int avx512 = ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1);
     if (avx512 && (mask & (1u << CG_ISA_AVX2)) && (xcr0_lo & 0xe6u) == 0xe6u)
         mask |= 1u << CG_ISA_AVX512; /* OS saves opmask and ZMM state too */
+    /* AVX512_BF16: leaf 7, subleaf 1, EAX bit 5 */
+    if ((mask & (1u << CG_ISA_AVX512)) && leaf7_subleaves >= 1 &&
+        __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 5) & 1))
+        mask |= 1u << CG_ISA_AVX512_BF16;
 #endif
     return mask;
 }

@@ -65,8 +65,16 @@ int64_t cg_tensor_elems(const cg_problem *problem, cg_tensor tensor);
  * memory. */
 void *cg_alloc_lines(size_t bytes);
 
-const char *cg_isa_name(cg_isa isa); /* "avx512", "avx2", "generic", "glsl" */
+const char *cg_isa_name(cg_isa isa); /* "avx512", "avx2", "generic", "glsl", "avx512bf16" */
 int cg_isa_parse(const char *name, cg_isa *isa); /* 0 or -1 */
+
+/* The CPU ISAs, best first: the order in which a pack's variants are chosen for a host. */
+#define CG_CPU_ISA_COUNT 4
+extern const cg_isa cg_cpu_isa_order[CG_CPU_ISA_COUNT];
+
+/* The ISA whose registers, vector length and heuristics an ISA plans with: AVX-512 for
+ * CG_ISA_AVX512_BF16 (the same instructions but for the bf16 conversions), else itself. */
+cg_isa cg_isa_base(cg_isa isa);
 
 /* Bit (1 << isa) set for every CPU ISA this machine runs (cpuid and OS register support);
  * CG_ISA_GENERIC is always set. */

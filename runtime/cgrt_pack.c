@@ -157,7 +157,8 @@ static const cJSON *pick_variant(const cJSON *entry, cgrt_target target, int isa
         return cJSON_GetArrayItem(variants, 0);
     }
     unsigned host = cg_host_isa_mask();
-    for (int candidate = 0; candidate < CG_ISA_GLSL; candidate++) {
+    for (int order = 0; order < CG_CPU_ISA_COUNT; order++) {
+        const int candidate = (int)cg_cpu_isa_order[order];
         if (isa >= 0 && candidate != isa) continue;
         if (!(host & (1u << candidate))) continue;
         const cJSON *variant;

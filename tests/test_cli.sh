@@ -340,5 +340,47 @@ for name in tw_f16 tw_bf16; do
         check_outputs "$T/twins.json" "$name" "$T/cpu_$name" "$T/ref_$name"
 done
 
+# ---------------------------------------------------------------------------------------------
+echo "== avx512bf16: bf16 problems only, their stores by vcvtneps2bf16"
+# The ISA differs from avx512 in the bf16 rounding alone, so only the bf16 problem gets a
+# variant of it; its objects hold the AVX512_BF16 conversion (the Winograd dx stores whole
+# vectors of its 40-pixel rows), and the runtime takes it first (the suite's machines have
+# AVX512_BF16, as test_cpu_kernels requires).
+cat >"$T/bfisa.json" <<'EOF2'
+{"problems": [
+ {"name": "bf_rows", "op": "bwd_data", "dtype": "bf16", "layout": "NCHW", "n": 2, "c": 16,
+  "k": 16, "input": [12, 40], "filter": [3, 3], "pad": [1, 1]},
+ {"name": "f32_rows", "op": "bwd_data", "dtype": "f32", "layout": "NCHW", "n": 2, "c": 16,
+  "k": 16, "input": [12, 40], "filter": [3, 3], "pad": [1, 1]}
+]}
+EOF2
+bf=$T/bfisa
+check "gen --isa avx512bf16,avx512 --build" quiet "$CG" gen "$T/bfisa.json" -o "$bf" \
+    --isa avx512bf16,avx512 --build
+variants() { py 'import json; m = json.load(open(sys.argv[1]))
+print(" ".join(p["name"] + ":" + ",".join(v["isa"] for v in p["cpu"]) for p in m["problems"]))' "$1"; }
+got=$(variants "$bf/manifest.json")
+check "variants: bf_rows avx512bf16 then avx512, f32_rows avx512 alone ($got)" \
+    test "$got" = "bf_rows:avx512bf16,avx512 f32_rows:avx512"
+converts=$(for o in "$bf"/obj/*__avx512bf16.o; do objdump -d "$o"; done | grep -c vcvtneps2bf16)
+plain=$(for o in "$bf"/obj/*__avx512.o; do objdump -d "$o"; done | grep -c vcvtneps2bf16)
+check "the avx512bf16 objects round by vcvtneps2bf16 ($converts), the avx512 ones not ($plain)" \
+    test "$converts" -gt 0 -a "$plain" -eq 0
+make_inputs "$T/bfisa.json" bf_rows "$T/in_bf_rows"
+check "run bf_rows --target ref" quiet "$CG" run "$T/bfisa.json" --name bf_rows --target ref \
+    --inputs "$T/in_bf_rows" --outputs "$T/ref_bf_rows"
+for isa in avx512bf16 avx512; do
+    check "run bf_rows --isa $isa --pack" quiet "$CG" run "$T/bfisa.json" --name bf_rows \
+        --target cpu --pack "$bf" --isa "$isa" --inputs "$T/in_bf_rows" --outputs "$T/bf_$isa"
+    check "bf_rows on $isa agrees with the reference" \
+        check_outputs "$T/bfisa.json" bf_rows "$T/bf_$isa" "$T/ref_bf_rows"
+done
+check "bench picks avx512bf16 for bf_rows" sh -c "'$CG' bench '$T/bfisa.json' --target cpu \
+    --pack '$bf' --name bf_rows --reps 1 --min-ms 1 --json | grep -q '\"isa\": \"avx512bf16\"'"
+make_inputs "$T/bfisa.json" f32_rows "$T/in_f32_rows"
+check "run --isa avx512bf16 of an f32 problem takes its avx512 kernels" quiet "$CG" run \
+    "$T/bfisa.json" --name f32_rows --target cpu --pack "$bf" --isa avx512bf16 \
+    --inputs "$T/in_f32_rows" --outputs "$T/f32_rows_bf16isa"
+
 echo "test_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

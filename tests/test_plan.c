@@ -3140,6 +3140,48 @@ static void test_kernel_names(void **state) {
     assert_string_equal(parts.stage, "wbwdd");
 }
 
+/* avx512bf16 is AVX-512 with its bf16 conversions: the same plan (every step's kind, tile,
+ * splits, work and workspace) under other kernel names, for bf16 problems only; the others
+ * take avx512 for it, and a host's variants are chosen best first. */
+static void test_isa_variants(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof name_problems / sizeof name_problems[0]; c++) {
+        cg_problem p = parse(name_problems[c]);
+        cg_target t = base_target;
+        cg_plan *plain = plan_for(&p, &t);
+        t.isa = CG_ISA_AVX512_BF16;
+        cg_plan *bf16 = plan_for(&p, &t);
+        assert_int_equal(bf16->step_count, plain->step_count);
+        assert_int_equal(bf16->workspace_bytes, plain->workspace_bytes);
+        for (int i = 0; i < plain->step_count; i++) {
+            const cg_step *a = &plain->steps[i], *b = &bf16->steps[i];
+            assert_int_equal(b->kind, a->kind);
+            assert_int_equal(b->mr, a->mr);
+            assert_int_equal(b->nv, a->nv);
+            assert_int_equal(b->vlen, a->vlen);
+            assert_int_equal(b->splits, a->splits);
+            assert_int_equal(b->work_items, a->work_items);
+            if (strcmp(a->kernel, b->kernel) == 0) fail_msg("%s: one name for both", a->kernel);
+        }
+        free(plain);
+        free(bf16);
+        assert_int_equal(cg_isa_for_problem(CG_ISA_AVX512_BF16, &p),
+                         p.dtype == CG_BF16 ? CG_ISA_AVX512_BF16 : CG_ISA_AVX512);
+        for (int isa = 0; isa < CG_ISA_COUNT; isa++)
+            if (isa != CG_ISA_AVX512_BF16) assert_int_equal(cg_isa_for_problem((cg_isa)isa, &p), isa);
+    }
+    assert_int_equal(cg_isa_base(CG_ISA_AVX512_BF16), CG_ISA_AVX512);
+    assert_int_equal(cg_isa_base(CG_ISA_AVX2), CG_ISA_AVX2);
+    assert_int_equal(cg_cpu_isa_order[0], CG_ISA_AVX512_BF16);
+    assert_int_equal(cg_cpu_isa_order[CG_CPU_ISA_COUNT - 1], CG_ISA_GENERIC);
+    cg_isa parsed;
+    assert_int_equal(cg_isa_parse("avx512bf16", &parsed), 0);
+    assert_int_equal(parsed, CG_ISA_AVX512_BF16);
+    /* a host with AVX512_BF16 runs AVX-512 too */
+    unsigned host = cg_host_isa_mask();
+    if (host & (1u << CG_ISA_AVX512_BF16)) assert_true(host & (1u << CG_ISA_AVX512));
+}
+
 /* ---- plan JSON and overrides ------------------------------------------------------------ */
 
 static void test_plan_json(void **state) {
@@ -3348,6 +3390,7 @@ int main(void) {
         cmocka_unit_test(test_dw_x_staged_planar_plan),
         cmocka_unit_test(test_dx_1x1_gemm),
         cmocka_unit_test(test_split_factors),   cmocka_unit_test(test_kernel_names),
+        cmocka_unit_test(test_isa_variants),
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_conv_item_rows),
         cmocka_unit_test(test_dw_block_runs),
