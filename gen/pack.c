@@ -186,11 +186,12 @@ static cg_status choose_overrides(cg_pack_writer *writer, const cg_problem *prob
 cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJSON *entry,
                           char msg[CG_MSG_MAX]) {
     cJSON *variants = cJSON_AddArrayToObject(entry, "cpu");
+    /* In cg_isa's order: avx512bf16 after avx512, so that its kernels without bf16 stores can
+     * call the avx512 copies (pack_twins.c); the runtime chooses by cg_cpu_isa_order. */
     unsigned emitted = 0; /* the ISAs this problem has a variant for */
-    for (int order = 0; order < CG_CPU_ISA_COUNT; order++) {
-        const cg_isa asked = cg_cpu_isa_order[order];
-        if (!(writer->options->isa_mask & (1u << asked))) continue;
-        const cg_isa isa = cg_isa_for_problem(asked, problem);
+    for (int asked = 0; asked < CG_ISA_COUNT; asked++) {
+        if (asked == CG_ISA_GLSL || !(writer->options->isa_mask & (1u << asked))) continue;
+        const cg_isa isa = cg_isa_for_problem((cg_isa)asked, problem);
         if (emitted & (1u << isa)) continue;
         emitted |= 1u << isa;
         cg_target target = cg_target_host();

@@ -6,12 +6,53 @@
  * 5958 CPU sources (16%) were such twins, and each one cost a full -O3 compile (~0.12 s). The
  * writer keeps the first copy; a later twin becomes a call to it (cg_emit_c_twin_call), which
  * compiles in a fraction of that and keeps the manifest and every name as they were.
+ *
+ * Across ISAs: an avx512bf16 kernel that stores no bf16 vector has the code of its avx512
+ * namesake (the two preludes differ there alone), so it calls the avx512 copy; an avx512
+ * kernel never calls avx512bf16 code (compiled for instructions its hosts may lack).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pack_internal.h"
+
+/* The avx512bf16 prelude changes cg_vstore_bf16 and cg_vstore_range_bf16 alone: a source that
+ * names neither (kernels reach them only by name, as the emitter's STOREV values) compiles to
+ * the code it would have with the avx512 prelude. Such a source is compared with its include
+ * line read as avx512's. */
+static const char bf16_include[] = "#include \"cg_isa_avx512bf16.h\"\n";
+static const char avx512_include[] = "#include \"cg_isa_avx512.h\"\n";
+
+static int avx512_code(const char *source) {
+    return strstr(source, bf16_include) && !strstr(source, "cg_vstore_bf16") &&
+           !strstr(source, "cg_vstore_range_bf16");
+}
+
+/* `source` with its avx512bf16 include read as avx512's where avx512_code (malloc'd), else a
+ * copy; NULL when out of memory. */
+static char *comparable_text(const char *source) {
+    const char *include = avx512_code(source) ? strstr(source, bf16_include) : NULL;
+    size_t length = strlen(source);
+    char *text = malloc(length + 1);
+    if (!text) return NULL;
+    if (!include) return memcpy(text, source, length + 1);
+    size_t head = (size_t)(include - source);
+    memcpy(text, source, head);
+    strcpy(text + head, avx512_include);
+    strcat(text + head, include + strlen(bf16_include));
+    return text;
+}
+
+/* Whether a kernel of `isa` may call code compiled for `holder`: its own ISA's, or an
+ * avx512bf16 kernel the avx512 code (every AVX512_BF16 host runs AVX-512). */
+static int may_call(const char *symbol, const char *holder) {
+    const char *sep = strstr(symbol, "__"), *holder_sep = strstr(holder, "__");
+    cg_isa isa, holder_isa;
+    if (!sep || !holder_sep || cg_isa_parse(sep + 2, &isa) || cg_isa_parse(holder_sep + 2, &holder_isa))
+        return 0;
+    return holder_isa == isa || holder_isa == cg_isa_base(isa);
+}
 
 /* What follows the banner comment (which names the problem and the plan). */
 static const char *after_banner(const char *text) {
@@ -67,7 +108,9 @@ static int file_has_code(const cg_pack_writer *writer, const char *code_symbol,
     fclose(file);
     if (!text) return 0;
     text[size] = '\0';
-    int same = same_code(text, code_symbol, source, symbol);
+    char *comparable = comparable_text(text);
+    int same = comparable && same_code(comparable, code_symbol, source, symbol);
+    free(comparable);
     free(text);
     return same;
 }
@@ -82,11 +125,18 @@ cg_status cg_pack_place_code(cg_pack_writer *writer, const char *source, const c
                              const char **twin, int *again, char msg[CG_MSG_MAX]) {
     *twin = NULL;
     *again = 0;
+    char *comparable = comparable_text(source);
+    if (!comparable) {
+        snprintf(msg, CG_MSG_MAX, "out of memory");
+        return CG_ERR_NOMEM;
+    }
     /* Plans of one problem under several names (tune's candidates) share kernels: a name
      * written before must come with the same code. */
     const cg_kernel_code *before = code_named(writer, symbol);
     if (before) {
-        if (!file_has_code(writer, before->code_symbol, source, symbol)) {
+        int same = file_has_code(writer, before->code_symbol, comparable, symbol);
+        free(comparable);
+        if (!same) {
             snprintf(msg, CG_MSG_MAX, "kernel %.160s: two plans emit different code under one "
                      "name", symbol);
             return CG_ERR_INTERNAL;
@@ -94,14 +144,16 @@ cg_status cg_pack_place_code(cg_pack_writer *writer, const char *source, const c
         *again = 1;
         return CG_OK;
     }
-    const uint64_t hash = code_hash(source, symbol);
+    const uint64_t hash = code_hash(comparable, symbol);
     int twin_index = -1;
     for (int i = 0; i < writer->code_count && twin_index < 0; i++) {
         const cg_kernel_code *code = &writer->codes[i];
         if (code->hash == hash && !strcmp(code->symbol, code->code_symbol) &&
-            file_has_code(writer, code->symbol, source, symbol))
+            may_call(symbol, code->symbol) &&
+            file_has_code(writer, code->symbol, comparable, symbol))
             twin_index = i;
     }
+    free(comparable);
     if (writer->code_count == writer->code_capacity) {
         int capacity = writer->code_capacity ? writer->code_capacity * 2 : 256;
         cg_kernel_code *codes = realloc(writer->codes, (size_t)capacity * sizeof *codes);

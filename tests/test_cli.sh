@@ -360,12 +360,16 @@ check "gen --isa avx512bf16,avx512 --build" quiet "$CG" gen "$T/bfisa.json" -o "
 variants() { py 'import json; m = json.load(open(sys.argv[1]))
 print(" ".join(p["name"] + ":" + ",".join(v["isa"] for v in p["cpu"]) for p in m["problems"]))' "$1"; }
 got=$(variants "$bf/manifest.json")
-check "variants: bf_rows avx512bf16 then avx512, f32_rows avx512 alone ($got)" \
-    test "$got" = "bf_rows:avx512bf16,avx512 f32_rows:avx512"
+check "variants: bf_rows avx512 and avx512bf16, f32_rows avx512 alone ($got)" \
+    test "$got" = "bf_rows:avx512,avx512bf16 f32_rows:avx512"
 converts=$(for o in "$bf"/obj/*__avx512bf16.o; do objdump -d "$o"; done | grep -c vcvtneps2bf16)
 plain=$(for o in "$bf"/obj/*__avx512.o; do objdump -d "$o"; done | grep -c vcvtneps2bf16)
 check "the avx512bf16 objects round by vcvtneps2bf16 ($converts), the avx512 ones not ($plain)" \
     test "$converts" -gt 0 -a "$plain" -eq 0
+calls=$(grep -l '^ \* code: *the same as cg_[a-z0-9_]*__avx512,' "$bf"/src/*__avx512bf16.c | wc -l)
+wrong=$(grep -l '^ \* code: *the same as cg_[a-z0-9_]*__avx512bf16,' "$bf"/src/*__avx512.c | wc -l)
+check "avx512bf16 kernels without bf16 stores call the avx512 copies ($calls), never back ($wrong)" \
+    test "$calls" -ge 1 -a "$wrong" -eq 0
 make_inputs "$T/bfisa.json" bf_rows "$T/in_bf_rows"
 check "run bf_rows --target ref" quiet "$CG" run "$T/bfisa.json" --name bf_rows --target ref \
     --inputs "$T/in_bf_rows" --outputs "$T/ref_bf_rows"
