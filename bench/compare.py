@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/compare.py [--threads N] [--rounds R] [--shapes bench/shapes.txt]
                                       [--config configs/bench/all.json] [--out out/bench]
-                                      [--tuned [--db FILE]]
+                                      [--tuned [--db FILE]] [--storage]
 
 For every shape, R interleaved rounds: oneDNN (bench/build/dnnl_bench, the fastest of all its
 implementations, Winograd included) then convgrad (`convgrad bench` on a pack built for this
@@ -22,6 +22,11 @@ convgrad's pack is planned by the heuristics alone (`gen --no-tuning`). With --t
 pack is planned with the tuning database (`convgrad tune`; --db FILE, else the user's) and
 both are timed in every round: the table shows heuristic and tuned ms side by side, whether
 the database had an entry for the shape, and the ratio of oneDNN to the tuned time.
+
+With --storage the shapes are timed instead with f32, f16 and bf16 tensors (the same
+problems, packs planned by the heuristics), interleaved, each 16-bit time as a % of the f32
+one; where the host's best ISA for bf16 is another than for f32 (avx512bf16, whose bf16 stores
+round in one instruction), bf16 is timed on both. oneDNN is not run.
 """
 import argparse
 import json
@@ -53,6 +58,8 @@ def main():
     ap.add_argument("--tuned", action="store_true",
                     help="also time a pack planned with the tuning database")
     ap.add_argument("--db", default=None, help="the tuning database (default: the user's)")
+    ap.add_argument("--storage", action="store_true",
+                    help="time f32, f16 and bf16 tensors of each shape against each other")
     args = ap.parse_args()
     if args.tuned:
         args.tag = "heuristic and tuned"
@@ -69,6 +76,9 @@ def main():
         keep = set(args.only.split(","))
         shapes = [s for s in shapes if s[0] in keep]
 
+    if args.storage:
+        compare_storage(args, convgrad, shapes)
+        return
     gen = [convgrad, "gen", args.config, "--isa", host_isa(convgrad), "--threads",
            str(args.threads), "--build"]
     subprocess.run(gen + ["-o", args.pack, "--no-tuning"], check=True, stdout=subprocess.DEVNULL)
@@ -149,13 +159,17 @@ def main():
                      f"{row['onednn_gflops']:.0f} | {', '.join(row['onednn_impl'])} | "
                      f"{row['ratio']:.2f}x | {ratio_range(row['round_ratios'])} |")
     lines += ["", f"geometric mean of the ratios: {geomean:.2f}x"]
+    write_results(args, args.tag, lines, {"rows": rows, "geomean_ratio": geomean})
+
+
+def write_results(args, tag, lines, payload):
+    """The table as results_<T>t_<tag>.md (and printed), the data as .json, under --out."""
     os.makedirs(args.out, exist_ok=True)
-    suffix = f"_{args.threads}t_{args.tag}"
-    with open(os.path.join(args.out, f"results{suffix}.md"), "w") as f:
+    stem = os.path.join(args.out, f"results_{args.threads}t_{tag}")
+    with open(stem + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
-    with open(os.path.join(args.out, f"results{suffix}.json"), "w") as f:
-        json.dump({"threads": args.threads, "rounds": args.rounds, "rows": rows,
-                   "geomean_ratio": geomean}, f, indent=2)
+    with open(stem + ".json", "w") as f:
+        json.dump(dict({"threads": args.threads, "rounds": args.rounds}, **payload), f, indent=2)
     print("\n".join(lines))
 
 
@@ -180,20 +194,72 @@ def write_tuned(args, rows, geomean, tuned_geomean):
                      f"{row['tuned_ratio']:.2f}x | {ratio_range(row['tuned_round_ratios'])} |")
     lines += ["", f"geometric mean of the ratios (oneDNN ms / convgrad ms): heuristic "
               f"{geomean:.2f}x, tuned {tuned_geomean:.2f}x"]
+    write_results(args, "tuned", lines, {"rows": rows, "geomean_ratio": geomean,
+                                         "geomean_ratio_tuned": tuned_geomean})
+
+
+def host_isa(convgrad, config=None):
+    """The ISA gen plans the (first) problem of config for on this host (default: S3, f32)."""
+    config = config or os.path.join(ROOT, "configs", "bench", "S3.json")
+    plan = subprocess.run([convgrad, "plan", config], check=True, capture_output=True,
+                          text=True).stdout
+    return json.JSONDecoder().raw_decode(plan)[0]["target"]["isa"]  # the first plan
+
+
+def compare_storage(args, convgrad, shapes):
+    """--storage: each shape with f32, f16 and bf16 tensors, interleaved, 16-bit as % of f32."""
     os.makedirs(args.out, exist_ok=True)
-    suffix = f"_{args.threads}t_tuned"
-    with open(os.path.join(args.out, f"results{suffix}.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(args.out, f"results{suffix}.json"), "w") as f:
-        json.dump({"threads": args.threads, "rounds": args.rounds, "rows": rows,
-                   "geomean_ratio": geomean, "geomean_ratio_tuned": tuned_geomean}, f, indent=2)
-    print("\n".join(lines))
-
-
-def host_isa(convgrad):
-    plan = subprocess.run([convgrad, "plan", os.path.join(ROOT, "configs", "bench", "S3.json")],
-                          check=True, capture_output=True, text=True).stdout
-    return json.loads(plan)["target"]["isa"]
+    with open(args.config) as f:
+        base = json.load(f)
+    f32_isa = host_isa(convgrad)
+    runs = [("f32", f32_isa)]  # (dtype, ISA) timed in every round
+    configs = {"f32": args.config}
+    for dtype in ("f16", "bf16"):
+        configs[dtype] = os.path.join(args.out, f"config_{dtype}.json")
+        with open(configs[dtype], "w") as f:
+            json.dump({"problems": [dict(p, dtype=dtype) for p in base["problems"]]}, f, indent=1)
+        isa = host_isa(convgrad, configs[dtype])
+        runs.append((dtype, isa))
+        if isa != f32_isa:
+            runs.append((dtype, f32_isa))
+    for dtype, config in configs.items():
+        isas = sorted({isa for d, isa in runs if d == dtype})
+        subprocess.run([convgrad, "gen", config, "--isa", ",".join(isas), "--threads",
+                        str(args.threads), "--build", "--no-tuning", "-o",
+                        f"{args.pack}-{dtype}"], check=True, stdout=subprocess.DEVNULL)
+    times = {(sid, run): [] for sid, _ in shapes for run in runs}
+    for rnd in range(args.rounds):
+        for sid, _ in shapes:
+            for dtype, isa in runs:
+                rec = run_json([convgrad, "bench", configs[dtype], "--name", sid, "--pack",
+                                f"{args.pack}-{dtype}", "--isa", isa, "--threads",
+                                str(args.threads), "--min-ms", str(args.min_ms), "--json"])[0]
+                times[(sid, (dtype, isa))].append(rec["median_ms"])
+            print(f"round {rnd + 1}/{args.rounds} {sid}: " + ", ".join(
+                f"{d} {i} {times[(sid, (d, i))][-1]:.3f} ms" for d, i in runs),
+                file=sys.stderr, flush=True)
+    header = " | ".join(f"{d} {i} ms" + ("" if d == "f32" else f" | {d} {i} % of f32")
+                        for d, i in runs)
+    lines = [f"16-bit storage against f32, {args.threads} thread(s), medians of {args.rounds} "
+             "interleaved rounds (% of f32: f32 ms / 16-bit ms)", "",
+             f"| id | {header} |", "| --- |" + " ---: |" * (2 * len(runs) - 1)]
+    rows, logs = [], {run: [] for run in runs[1:]}
+    for sid, problem in shapes:
+        med = {run: statistics.median(times[(sid, run)]) for run in runs}
+        cells = []
+        for run in runs:
+            cells.append(f"{med[run]:.2f}")
+            if run != runs[0]:
+                cells.append(f"{100 * med[runs[0]] / med[run]:.0f}%")
+                logs[run].append(math.log(med[runs[0]] / med[run]))
+        lines.append(f"| {sid} | " + " | ".join(cells) + " |")
+        rows.append({"id": sid, "problem": problem,
+                     "median_ms": {f"{d} {i}": med[(d, i)] for d, i in runs},
+                     "rounds_ms": {f"{d} {i}": times[(sid, (d, i))] for d, i in runs}})
+    geomeans = {f"{d} {i}": 100 * math.exp(sum(v) / len(v)) for (d, i), v in logs.items()}
+    lines += ["", "geometric mean, % of f32: " +
+              ", ".join(f"{k} {v:.0f}%" for k, v in geomeans.items())]
+    write_results(args, "storage", lines, {"rows": rows, "geomean_pct_of_f32": geomeans})
 
 
 if __name__ == "__main__":
