@@ -280,6 +280,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->rows_flat) put_int(b, obj, "item_pixels", s->item_pixels);
         break;
     case CG_STEP_DX_GEMM_1X1: put_int(b, obj, "k_chunk", s->k_chunk); break;
+    case CG_STEP_PLANAR_PHASES: put_bool(b, obj, "in_staged", s->in_staged); break;
     case CG_STEP_DW_GEMM_1X1:
         put_bool(b, obj, "x_planar", s->x_planar);
         put_int(b, obj, "k_chunk", s->row_block);

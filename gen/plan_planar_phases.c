@@ -35,6 +35,12 @@
  * the core's L2 with the group's dy rows beside them. */
 #define PHASES_STACK_CAP ((int64_t)512 << 10)
 
+/* 16-bit dy: a group's planes converted to f32 on the stack once per (n, group) a thread
+ * meets, where they fit this many bytes and the core's L2 holds them with the bands. Read in
+ * place, every dy vector a tap loads is converted again for every tap and channel block, two
+ * operations on the FMAs' ports beside 8 FMAs (S2 in bf16 ran at 75-85% of its f32 speed). */
+#define PHASES_STAGE_CAP ((int64_t)448 << 10)
+
 /* Whether dx is larger than the L3: it then leaves by non-temporal stores. */
 static int dx_over_l3(const cg_plan *plan, const cg_dims *dims) {
     return cg_planes_over_l3(plan, dims->in[1] * dims->in[2], (int64_t)cg_dtype_size(plan->problem.dtype));
@@ -128,6 +134,10 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
     if (cap <= 0 || cap > PHASES_STACK_CAP) cap = PHASES_STACK_CAP;
     while (rows > 1 && stack_bytes(step, rows, budget->vlen, esize) > cap) rows--;
     step->item_rows = rows;
+    const int64_t stage = step->cin_g * cg_prod(step->src.logical, 3) * 4;
+    step->in_staged = p->dtype != CG_F32 && !step->stream && stage <= PHASES_STAGE_CAP &&
+                      stage + stack_bytes(step, rows, budget->vlen, esize) <=
+                          (plan->target.l2_bytes > 0 ? plan->target.l2_bytes : PHASES_STACK_CAP);
     /* phase rows written per tile: an item's rows spread over the next item's tiles */
     const int64_t tiles = step->stride[1] * step->stride[2] *
                           (cg_ceil_div(rows * width, budget->vlen) / step->nv);

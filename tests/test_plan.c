@@ -648,7 +648,8 @@ static void test_random_problems(void **state) {
  * padding and groups (every tap in one phase, three phases of exact zeros). Groups of 8 to 31
  * channels take it only when dx is over the L3 (S6, streamed); S6 at batch 4, 4-channel groups
  * and small phase planes (14x14 dy: 13 vectors) stay on the row kernel and the channels-last
- * kernels. */
+ * kernels. 16-bit dy is staged as f32 (S2: 128 planes of 28x28, 392 KiB) where it fits the
+ * stage cap and the L2 beside the bands, and not when dx streams. */
 static void test_planar_phases(void **state) {
     (void)state;
     static const struct {
@@ -684,6 +685,33 @@ static void test_planar_phases(void **state) {
         assert_true(s6->stream);
         assert_int_equal(s6->mr, 8);
         assert_int_equal(s6->phase_tap_end[3], 9);
+        assert_false(s6->in_staged);
+        free(plan);
+    }
+    static const struct {
+        const char *problem;
+        int64_t l2_bytes;
+        int staged;
+    } staging[] = {
+        {"bwdd_bf16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1},
+        {"bwdd_f16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 1},
+        {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 0},
+        /* 392 KiB of planes and 104 KiB of bands: within a 512 KiB L2, past a 448 KiB one */
+        {"bwdd_bf16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 512 << 10, 1},
+        {"bwdd_bf16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 448 << 10, 0},
+        /* 256 planes of 28x28: 784 KiB, over the stage cap */
+        {"bwdd_bf16_nchw_g1mb16ic128oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 0},
+        /* dx over the L3: streamed, dy read in place */
+        {"bwdd_bf16_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 0},
+    };
+    for (size_t c = 0; c < sizeof staging / sizeof staging[0]; c++) {
+        cg_target t = base_target;
+        t.l2_bytes = staging[c].l2_bytes;
+        cg_plan *plan;
+        const cg_step *step = planned_step(staging[c].problem, &t, CG_STEP_PLANAR_PHASES, &plan);
+        if (step->in_staged != staging[c].staged)
+            fail_msg("%s (L2 %lld): in_staged %d", staging[c].problem,
+                     (long long)staging[c].l2_bytes, step->in_staged);
         free(plan);
     }
     static const char *const elsewhere[] = {

@@ -1,6 +1,7 @@
 /* cg_isa_avx512.h: vector operations for the AVX-512 kernels (16 f32 lanes).
  * Copied verbatim into each pack; kernels are compiled with -mavx512f -mavx512bw -mavx512vl
- * -mavx512dq -mfma -mf16c. */
+ * -mavx512dq -mfma -mf16c (and the avx512bf16 ones, through cg_isa_avx512bf16.h, with
+ * -mavx512bf16 too). */
 #ifndef CG_ISA_H
 #define CG_ISA_H
 
