@@ -44,14 +44,18 @@ static char *comparable_text(const char *source) {
     return text;
 }
 
-/* Whether a kernel of `isa` may call code compiled for `holder`: its own ISA's, or an
- * avx512bf16 kernel the avx512 code (every AVX512_BF16 host runs AVX-512). */
+/* The ISA a kernel symbol names after its "__"; -1 when it names none. */
+static int symbol_isa(const char *symbol) {
+    const char *sep = strstr(symbol, "__");
+    cg_isa isa;
+    return sep && cg_isa_parse(sep + 2, &isa) == 0 ? (int)isa : -1;
+}
+
+/* Whether kernel `symbol` may call the code of kernel `holder`: compiled for its own ISA, or,
+ * for an avx512bf16 kernel, for avx512 (every AVX512_BF16 host runs AVX-512). */
 static int may_call(const char *symbol, const char *holder) {
-    const char *sep = strstr(symbol, "__"), *holder_sep = strstr(holder, "__");
-    cg_isa isa, holder_isa;
-    if (!sep || !holder_sep || cg_isa_parse(sep + 2, &isa) || cg_isa_parse(holder_sep + 2, &holder_isa))
-        return 0;
-    return holder_isa == isa || holder_isa == cg_isa_base(isa);
+    const int isa = symbol_isa(symbol), holder_isa = symbol_isa(holder);
+    return isa >= 0 && (holder_isa == isa || holder_isa == (int)cg_isa_base((cg_isa)isa));
 }
 
 /* What follows the banner comment (which names the problem and the plan). */

@@ -3196,7 +3196,8 @@ static void test_isa_variants(void **state) {
         assert_int_equal(cg_isa_for_problem(CG_ISA_AVX512_BF16, &p),
                          p.dtype == CG_BF16 ? CG_ISA_AVX512_BF16 : CG_ISA_AVX512);
         for (int isa = 0; isa < CG_ISA_COUNT; isa++)
-            if (isa != CG_ISA_AVX512_BF16) assert_int_equal(cg_isa_for_problem((cg_isa)isa, &p), isa);
+            if (isa != CG_ISA_AVX512_BF16)
+                assert_int_equal(cg_isa_for_problem((cg_isa)isa, &p), isa);
     }
     assert_int_equal(cg_isa_base(CG_ISA_AVX512_BF16), CG_ISA_AVX512);
     assert_int_equal(cg_isa_base(CG_ISA_AVX2), CG_ISA_AVX2);
