@@ -139,9 +139,9 @@ def main():
                         "has_entry": r["has_entry"], "tuned_ratio": d_ms / t_ms,
                         "tuned_round_ratios": [d / t for d, t in zip(r["dnnl"], r["tuned"])]})
         rows.append(row)
-    geomean = math.exp(sum(math.log(row["ratio"]) for row in rows) / len(rows))
+    geomean = geometric_mean([row["ratio"] for row in rows])
     if args.tuned:
-        tuned_geomean = math.exp(sum(math.log(row["tuned_ratio"]) for row in rows) / len(rows))
+        tuned_geomean = geometric_mean([row["tuned_ratio"] for row in rows])
         write_tuned(args, rows, geomean, tuned_geomean)
         return
     lines = [f"convgrad ({args.tag}) vs oneDNN, f32, {args.threads} thread(s), medians of "
@@ -171,6 +171,10 @@ def write_results(args, tag, lines, payload):
     with open(stem + ".json", "w") as f:
         json.dump(dict({"threads": args.threads, "rounds": args.rounds}, **payload), f, indent=2)
     print("\n".join(lines))
+
+
+def geometric_mean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def ratio_range(ratios):
@@ -243,7 +247,7 @@ def compare_storage(args, convgrad, shapes):
     lines = [f"16-bit storage against f32, {args.threads} thread(s), medians of {args.rounds} "
              "interleaved rounds (% of f32: f32 ms / 16-bit ms)", "",
              f"| id | {header} |", "| --- |" + " ---: |" * (2 * len(runs) - 1)]
-    rows, logs = [], {run: [] for run in runs[1:]}
+    rows, speeds = [], {run: [] for run in runs[1:]}
     for sid, problem in shapes:
         med = {run: statistics.median(times[(sid, run)]) for run in runs}
         cells = []
@@ -251,12 +255,12 @@ def compare_storage(args, convgrad, shapes):
             cells.append(f"{med[run]:.2f}")
             if run != runs[0]:
                 cells.append(f"{100 * med[runs[0]] / med[run]:.0f}%")
-                logs[run].append(math.log(med[runs[0]] / med[run]))
+                speeds[run].append(med[runs[0]] / med[run])
         lines.append(f"| {sid} | " + " | ".join(cells) + " |")
         rows.append({"id": sid, "problem": problem,
                      "median_ms": {f"{d} {i}": med[(d, i)] for d, i in runs},
                      "rounds_ms": {f"{d} {i}": times[(sid, (d, i))] for d, i in runs}})
-    geomeans = {f"{d} {i}": 100 * math.exp(sum(v) / len(v)) for (d, i), v in logs.items()}
+    geomeans = {f"{d} {i}": 100 * geometric_mean(v) for (d, i), v in speeds.items()}
     lines += ["", "geometric mean, % of f32: " +
               ", ".join(f"{k} {v:.0f}%" for k, v in geomeans.items())]
     write_results(args, "storage", lines, {"rows": rows, "geomean_pct_of_f32": geomeans})

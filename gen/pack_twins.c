@@ -29,19 +29,15 @@ static int avx512_code(const char *source) {
            !strstr(source, "cg_vstore_range_bf16");
 }
 
-/* `source` with its avx512bf16 include read as avx512's where avx512_code (malloc'd), else a
- * copy; NULL when out of memory. */
-static char *comparable_text(const char *source) {
-    const char *include = avx512_code(source) ? strstr(source, bf16_include) : NULL;
-    size_t length = strlen(source);
-    char *text = malloc(length + 1);
-    if (!text) return NULL;
-    if (!include) return memcpy(text, source, length + 1);
-    size_t head = (size_t)(include - source);
-    memcpy(text, source, head);
-    strcpy(text + head, avx512_include);
-    strcat(text + head, include + strlen(bf16_include));
-    return text;
+/* Rewrites the avx512bf16 include of a writable source as avx512's where avx512_code (in
+ * place: the avx512 line is the shorter). */
+static void read_as_avx512(char *text) {
+    if (!avx512_code(text)) return;
+    char *include = strstr(text, bf16_include);
+    const size_t line = sizeof avx512_include - 1;
+    const char *rest = include + sizeof bf16_include - 1;
+    memcpy(include, avx512_include, line);
+    memmove(include + line, rest, strlen(rest) + 1);
 }
 
 /* The ISA a kernel symbol names after its "__"; -1 when it names none. */
@@ -112,9 +108,8 @@ static int file_has_code(const cg_pack_writer *writer, const char *code_symbol,
     fclose(file);
     if (!text) return 0;
     text[size] = '\0';
-    char *comparable = comparable_text(text);
-    int same = comparable && same_code(comparable, code_symbol, source, symbol);
-    free(comparable);
+    read_as_avx512(text);
+    int same = same_code(text, code_symbol, source, symbol);
     free(text);
     return same;
 }
@@ -129,17 +124,20 @@ cg_status cg_pack_place_code(cg_pack_writer *writer, const char *source, const c
                              const char **twin, int *again, char msg[CG_MSG_MAX]) {
     *twin = NULL;
     *again = 0;
-    char *comparable = comparable_text(source);
-    if (!comparable) {
+    /* a copy only where the include is read as avx512's */
+    char *normalized = avx512_code(source) ? strdup(source) : NULL;
+    if (avx512_code(source) && !normalized) {
         snprintf(msg, CG_MSG_MAX, "out of memory");
         return CG_ERR_NOMEM;
     }
+    if (normalized) read_as_avx512(normalized);
+    const char *comparable = normalized ? normalized : source;
     /* Plans of one problem under several names (tune's candidates) share kernels: a name
      * written before must come with the same code. */
     const cg_kernel_code *before = code_named(writer, symbol);
     if (before) {
         int same = file_has_code(writer, before->code_symbol, comparable, symbol);
-        free(comparable);
+        free(normalized);
         if (!same) {
             snprintf(msg, CG_MSG_MAX, "kernel %.160s: two plans emit different code under one "
                      "name", symbol);
@@ -157,7 +155,7 @@ cg_status cg_pack_place_code(cg_pack_writer *writer, const char *source, const c
             file_has_code(writer, code->symbol, comparable, symbol))
             twin_index = i;
     }
-    free(comparable);
+    free(normalized);
     if (writer->code_count == writer->code_capacity) {
         int capacity = writer->code_capacity ? writer->code_capacity * 2 : 256;
         cg_kernel_code *codes = realloc(writer->codes, (size_t)capacity * sizeof *codes);
