@@ -943,6 +943,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "WRITE_BEHIND", s->write_behind);
         cg_values_int(v, "PANEL_PREFETCH_ITEMS", s->panel_prefetch_items);
         cg_values_int(v, "NT_STORES", s->nt_stores);
+        cg_values_set(v, "STREAMV", "cg_vstream%s", vec_suffix(p->dtype));
         cg_values_int(v, "ITEM_BLOCKS", s->item_blocks > 0 ? s->item_blocks : 1);
         cg_values_int(v, "KC", s->k_chunk > 0 ? s->k_chunk : s->cin_g);
         cg_values_int(v, "RUN_BLOCKS", s->block_run > 0 ? s->block_run : 1);

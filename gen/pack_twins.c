@@ -17,16 +17,16 @@
 
 #include "pack_internal.h"
 
-/* The avx512bf16 prelude changes cg_vstore_bf16 and cg_vstore_range_bf16 alone: a source that
- * names neither (kernels reach them only by name, as the emitter's STOREV values) compiles to
- * the code it would have with the avx512 prelude. Such a source is compared with its include
- * line read as avx512's. */
+/* The avx512bf16 prelude changes the bf16 stores alone (cg_vstore_bf16, cg_vstore_range_bf16,
+ * cg_vstream_bf16): a source that names none of them (kernels reach them only by name, as the
+ * emitter's STOREV and STREAMV values) compiles to the code it would have with the avx512
+ * prelude. Such a source is compared with its include line read as avx512's. */
 static const char bf16_include[] = "#include \"cg_isa_avx512bf16.h\"\n";
 static const char avx512_include[] = "#include \"cg_isa_avx512.h\"\n";
 
 static int avx512_code(const char *source) {
     return strstr(source, bf16_include) && !strstr(source, "cg_vstore_bf16") &&
-           !strstr(source, "cg_vstore_range_bf16");
+           !strstr(source, "cg_vstore_range_bf16") && !strstr(source, "cg_vstream_bf16");
 }
 
 /* Rewrites the avx512bf16 include of a writable source as avx512's where avx512_code (in

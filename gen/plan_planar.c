@@ -395,11 +395,12 @@ static int ends_in_one_vector(int64_t pixels, int nv, int vlen) {
  * make them, or all of them, packed side by side so that the tail reads its rows of weights
  * where the item's tiles read them. The tile then becomes half a vector of channels x 3
  * vectors where that keeps the last tile short (S1: 8 x 3 in items of 16 channels, 5% faster
- * than 6 x 4 in items of 48, which wrote 48 planes at a time; the tail by itself 2-3%). f32 dy
- * only (broadcast from its planes). */
+ * than 6 x 4 in items of 48, which wrote 48 planes at a time; the tail by itself 2-3%). 16-bit
+ * dy is broadcast from an f32 copy of those pixels that the item makes first, and its items are
+ * staged (stage_stream_panels keeps whole vectors of channels an item). */
 static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                               int64_t pixels) {
-    if (plan->problem.dtype != CG_F32 || step->nv < 2 || step->cout_g < budget->vlen ||
+    if (step->nv < 2 || step->cout_g < budget->vlen ||
         !ends_in_one_vector(pixels, step->nv, budget->vlen))
         return;
     const int half = budget->vlen / 2, nv = (budget->registers - 1) / (half + 1);
@@ -440,10 +441,10 @@ static int64_t panel_prefetch_items(const cg_plan *plan, const cg_step *step, in
  * Shares after whole tiles (512 channels) took S1 on two cores of the Intel VM from 15.5 to 14.9
  * ms; slices of 128, 64, 32 channels: 14.5, 14.1, 14.5 (one core: 28.2, 26.9, 28.1, from 29.7
  * unstaged). A slice reloads its 24 partial sums from the stage, from the L1. Only for f32
- * dx, whose planes are whole lines stored non-temporally: 16-bit planes (plain stores, read
- * for ownership) lost up to 7% that way on one core (512 <- 1024 channels at 28x28 in f16
- * 15.8 -> 17.0 ms, S1 in f16 33.5 -> 35.9; the others level) and write each item's planes
- * right after its tiles. */
+ * dx, whose planes are whole lines: 16-bit planes, then stored plainly, lost up to 7% that way
+ * on one core (512 <- 1024 channels at 28x28 in f16 15.8 -> 17.0 ms, S1 in f16 33.5 -> 35.9;
+ * the others level), and stored non-temporally they ran level (S1, 2 threads, interleaved),
+ * so they write each item's planes right after its tiles. */
 #define CG_STREAM_WRITE_K 64
 
 /* An unstaged plane whose last tile would be a single vector runs that tile at MR broadcasts
@@ -496,7 +497,10 @@ static int64_t staged_pass_channels(const cg_plan *plan, const cg_step *step,
  * panel stays in the L1 (partial sums wait in the item's stage), as far as the item's staged
  * results stay within 192 KiB and the batch still gives each thread 8 items. On the Intel Xeon,
  * interleaved, 2 threads: S1 in f16 19.7 -> 18.1 ms (f32 16.4; 4 blocks an item 18.4), the
- * 512 <- 1024 dx 9.4 -> 9.1 (f32 7.9); one thread S1 33.0 -> 28.4. */
+ * 512 <- 1024 dx 9.4 -> 9.1 (f32 7.9); one thread S1 33.0 -> 28.4. With channel lanes for the
+ * last tile (choose_tail_lanes) an item keeps whole vectors of channels, so its blocks go in
+ * steps of the ones that make a vector, and it is staged even at one step (the tail reads
+ * f32). */
 #define STREAM_STAGED_BLOCKS 8
 static void stage_stream_panels(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                                 int64_t pixels) {
@@ -504,11 +508,13 @@ static void stage_stream_panels(const cg_plan *plan, cg_step *step, const cg_isa
     const int64_t tile = (int64_t)step->nv * budget->vlen;
     const int64_t block_bytes = step->mr * cg_ceil_div(pixels, tile) * tile * 4;
     const int64_t panels = plan->problem.n * step->groups;
+    const int64_t steps = step->tail_lanes ? step->item_blocks : 1;
     int64_t per_item = blocks < STREAM_STAGED_BLOCKS ? blocks : STREAM_STAGED_BLOCKS;
-    while (per_item > 1 && (per_item * block_bytes > (192 << 10) ||
-                            panels * cg_ceil_div(blocks, per_item) < 8 * plan->target.threads))
-        per_item--;
-    if (per_item < 2) return;
+    per_item = per_item > steps ? per_item - per_item % steps : steps;
+    while (per_item > steps && (per_item * block_bytes > (192 << 10) ||
+                                panels * cg_ceil_div(blocks, per_item) < 8 * plan->target.threads))
+        per_item -= steps;
+    if (per_item < 2 && !step->tail_lanes) return;
     step->in_staged = 1;
     step->item_blocks = per_item;
     step->work_items = panels * cg_ceil_div(blocks, per_item);
@@ -574,9 +580,9 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
          * whole planes, staged on the stack (at most 192 KiB for MR planes; twice where one
          * item is written behind the next, f32) and streamed out
          * in full lines, which needs planes of whole lines. Work items are then channel
-         * blocks: an item owns its planes. 16-bit dx planes (never stored non-temporally)
-         * take the staged writes at any size: whole vectors front to back instead of masked
-         * partial stores interleaved with zeros (S1 in f16: 11.4 -> 9.4 ms), and so do f32
+         * blocks: an item owns its planes. 16-bit dx planes take the staged writes at any
+         * size (non-temporal past the L2): whole vectors front to back instead of
+         * masked partial stores interleaved with zeros (S1 in f16: 11.4 -> 9.4 ms), and f32
          * planes of at most 4 tiles whose last tile would be a single vector, which the staged
          * kernel computes with the lanes along the channels (choose_tail_lanes; on the Intel
          * VM, 2 threads: ResNet's 1024 <- 512 stride-2 dx at 14x14 7.7 -> 7.3 ms, S1 16.2 ->
@@ -595,6 +601,11 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             step->work_items = p->n * p->groups * cg_ceil_div(step->cout_g, step->mr);
             choose_tail_lanes(plan, step, budget, pixels);
             step->write_behind = p->dtype == CG_F32;
+            /* 16-bit dx past the L2 leaves non-temporally too (S1 in bf16, 25.7 MB of dx, read
+             * for ownership by plain stores: 8-14% slower, interleaved, 2 threads); within it,
+             * it stays cached for its reader */
+            step->nt_stores =
+                p->dtype == CG_F32 || p->n * p->c * plane_bytes > plan->target.l2_bytes;
             step->k_chunk = step->write_behind && step->cin_g > CG_STREAM_WRITE_K
                                 ? CG_STREAM_WRITE_K
                                 : step->cin_g;

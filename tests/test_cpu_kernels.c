@@ -966,7 +966,10 @@ static void test_planar_conv_staged(void **state) {
  * passes of input channels (on every ISA) with a short last tile on 20x20 and 19x7 planes (the last group's
  * tail loads masked), a channel tail block, a grouped bf16 forward pass, 3-D; strided dx
  * written as whole planes in items of several channel blocks (a tail item of fewer, the last
- * block short) in f16 and bf16, 3 slices of input channels. And the channel-lane 1x1 dx GEMM
+ * block short) in f16 and bf16, 3 slices of input channels, and on 14x14 dy planes whose last
+ * 4 pixels go by channel lanes from their f32 copy (bf16: 40 channels, items of 16 and a last
+ * of 8, half a vector; f16: 24 channels), and a bf16 dx past the L2 (6.4 MB) that leaves by
+ * non-temporal stores. And the channel-lane 1x1 dx GEMM
  * on 7x7 planes in 16-bit (dy converted to f32 in the workspace first; AVX-512 only, whose 4
  * vectors hold a 7x7 plane): f16 direct, bf16 at stride 2 into zeroed 13x13 planes. */
 static void test_1x1_dx_staged(void **state) {
@@ -985,6 +988,12 @@ static void test_1x1_dx_staged(void **state) {
         "\"n\":8,\"c\":40,\"k\":240,\"input\":[16,16],\"filter\":[1,1],\"stride\":[2,2]},"
         "{\"name\":\"stream_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
         "\"n\":6,\"c\":34,\"k\":72,\"input\":[16,24],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"stream_tail_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":3,\"c\":40,\"k\":37,\"input\":[28,28],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"stream_tail_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":24,\"k\":19,\"input\":[28,28],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"stream_nt_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":16,\"c\":256,\"k\":20,\"input\":[28,28],\"filter\":[1,1],\"stride\":[2,2]},"
         "{\"name\":\"gemm_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
         "\"n\":3,\"c\":128,\"k\":40,\"input\":[7,7],\"filter\":[1,1]},"
         "{\"name\":\"gemm_s2_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
@@ -995,6 +1004,7 @@ static void test_1x1_dx_staged(void **state) {
     check_planned_pack("dx_1x1_staged", problems, count, 0,
                        "test $(grep -l 'define STAGED 1' $d/src/*gbwdd*.c $d/src/*gfwd*.c | "
                        "wc -l) -eq $((3 * (n - 2) + 4)) && "
+                       "test $(grep -l 'define NT_STORES 1' $d/src/*gbwdd*.c | wc -l) -eq 3 && "
                        "test $(ls $d/src/ | grep -c -e '_xbwdd_.*avx512') -eq 2 && "
                        "test $(ls $d/src/ | grep -c -e '_tof32dy_.*avx512') -eq 2");
     free(problems);

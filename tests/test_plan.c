@@ -1014,10 +1014,12 @@ static void test_planar_1x1(void **state) {
     }
     /* S1 (staged: dx over the L3; 196 pixels): the last tile's 4 pixels by channel lanes, a
      * tile of 8 channels x 3 vectors (4 tiles of 48 pixels and the 4), items of 2 blocks = 16
-     * channels, weights packed 16 wide; in f16 (dy not broadcast as f32) the 6 x 4 tile and
-     * its short last one stay, in items of 8 blocks whose panels are converted to f32 once
-     * for all 8 (test_planar_1x1_staged_panels); a forced MR keeps its tile, in items of 48
-     * channels */
+     * channels, weights packed 16 wide; in f16 the same tile in items of 8 blocks whose panels
+     * are converted to f32 once for all 8 (test_planar_1x1_staged_panels), the tail's pixels
+     * too; 40 channels of 16-bit dx (5 blocks of 8) in items of 2 blocks (whole vectors of
+     * channels; 4 would leave a thread under 8 items), and 16 channels in one item of 2 blocks
+     * though that leaves 4 items (the tail reads f32); a forced MR keeps its tile, in items of
+     * 48 channels */
     static const struct {
         const char *problem;
         int forced, tail_lanes, mr, nv;
@@ -1025,8 +1027,12 @@ static void test_planar_1x1(void **state) {
     } tails[] = {
         {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2,
          64 * 16, 16},
-        {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 0, 6, 4, 8,
-         64 * 6, 48},
+        {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 8,
+         64 * 4, 64},
+        {"bwdd_bf16_nchw_g1mb3ic40oc37_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2,
+         3 * 3, 16},
+        {"bwdd_f16_nchw_g1mb4ic16oc37_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2, 4,
+         16},
         {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 6, 4, 8,
          64 * 6, 48},
     };
@@ -1045,6 +1051,7 @@ static void test_planar_1x1(void **state) {
         assert_int_equal(gemm->item_blocks, tails[c].item_blocks);
         assert_int_equal(gemm->work_items, tails[c].work_items);
         assert_int_equal(pack->nv, tails[c].pack_nr);
+        assert_int_equal(gemm->in_staged, raw.dtype != CG_F32);
         free(tail_plan);
     }
     /* the last 4 items on a staged dx's dy panel prefetch the next panel where two panels fit

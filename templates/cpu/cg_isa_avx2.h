@@ -240,7 +240,8 @@ static inline cg_vec cg_vload_bf16(const uint16_t *p) {
 static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
     _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
-static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+/* v rounded to bf16 (nearest even, NaNs kept quiet), the 8 halves in order */
+static inline __m128i cg_bf16_halves(cg_vec v) {
     __m256i bits = _mm256_castps_si256(v);
     __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
     __m256i rounded = _mm256_srli_epi32(
@@ -250,8 +251,17 @@ static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
                                      _mm256_set1_epi32(0x7f800000));
     __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x40));
     __m256i half = _mm256_blendv_epi8(rounded, quiet, nan);
-    _mm_storeu_si128((__m128i *)p, _mm_packus_epi32(_mm256_castsi256_si128(half),
-                                                    _mm256_extracti128_si256(half, 1)));
+    return _mm_packus_epi32(_mm256_castsi256_si128(half), _mm256_extracti128_si256(half, 1));
+}
+static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
+    _mm_storeu_si128((__m128i *)p, cg_bf16_halves(v));
+}
+/* Whole vectors of 16-bit storage to a 16-byte aligned p with non-temporal stores. */
+static inline void cg_vstream_f16(uint16_t *p, cg_vec v) {
+    _mm_stream_si128((__m128i *)(void *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void cg_vstream_bf16(uint16_t *p, cg_vec v) {
+    _mm_stream_si128((__m128i *)(void *)p, cg_bf16_halves(v));
 }
 
 #include "cg_isa_shared.h"

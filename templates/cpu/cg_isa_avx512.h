@@ -277,6 +277,13 @@ static inline __m256i cg_bf16_halves(cg_vec v) {
 static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
     _mm256_storeu_si256((__m256i *)p, cg_bf16_halves(v));
 }
+/* Whole vectors of 16-bit storage to a 32-byte aligned p with non-temporal stores. */
+static inline void cg_vstream_f16(uint16_t *p, cg_vec v) {
+    _mm256_stream_si256((__m256i *)(void *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void cg_vstream_bf16(uint16_t *p, cg_vec v) {
+    _mm256_stream_si256((__m256i *)(void *)p, cg_bf16_halves(v));
+}
 
 /* 16-bit lanes [lo, hi) by a word mask (AVX512BW), masked lanes neither read nor written (nor
  * faulting): the shared helpers' stack vector and memcpy took a quarter of a 16-bit stride-2

@@ -211,6 +211,8 @@ static inline void cg_vstore_f16(uint16_t *p, cg_vec v) {
 static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) {
     for (int i = 0; i < CG_VLEN; i++) cg_st_bf16(p, i, v[i]);
 }
+static inline void cg_vstream_f16(uint16_t *p, cg_vec v) { cg_vstore_f16(p, v); }
+static inline void cg_vstream_bf16(uint16_t *p, cg_vec v) { cg_vstore_bf16(p, v); }
 
 #include "cg_isa_shared.h"
 
