@@ -2841,6 +2841,25 @@ static void test_dw_block_runs(void **state) {
         assert_int_equal(part->block_run, large_l3[c].block_run);
         free(plan);
     }
+    /* One run of every block makes the splits the only items: under a 2 MiB L2 (8 of S8's
+     * 257 KiB partials fit it) S8 takes 8 splits on two threads (4 items a thread; it had 2,
+     * one a thread), and a single thread, which has nothing to balance, keeps the 2 that
+     * cg_split_factor gave its 6 blocks */
+    static const struct {
+        int threads;
+        int64_t splits;
+    } s8_l2[] = {{2, 8}, {1, 2}};
+    for (size_t c = 0; c < sizeof s8_l2 / sizeof s8_l2[0]; c++) {
+        cg_problem s8 = parse(cases[0].problem);
+        cg_target big_l2 = base_target;
+        big_l2.l2_bytes = 2 << 20;
+        big_l2.threads = s8_l2[c].threads;
+        cg_plan *s8_plan = plan_for(&s8, &big_l2);
+        const cg_step *s8_part = find_kind(s8_plan, CG_STEP_DW_PARTIAL);
+        assert_int_equal(s8_part->splits, s8_l2[c].splits);
+        assert_int_equal(s8_part->work_items, s8_l2[c].splits);
+        free(s8_plan);
+    }
     /* a forced split factor stays as it is: S8 in 3 splits, each one run of all 6 blocks */
     cg_problem p = parse(cases[0].problem);
     cg_target forced = base_target;
