@@ -134,8 +134,9 @@ typedef struct cg_step {
                             item's tiles run, a share per slice of k_chunk input channels */
     int64_t panel_prefetch_items; /* PLANAR_1X1 staged dx: the last items on an (n, group) dy
                                      panel prefetch the next panel into the L2 */
-    int nt_stores;       /* PLANAR_1X1 unstaged, stride 1, f32 planes of whole lines: dx
-                            leaves by non-temporal stores */
+    int nt_stores;       /* PLANAR_1X1 unstaged, stride 1, f32 planes of whole lines, or
+                            staged (stream) f32 or past the L2: dx leaves by non-temporal
+                            stores */
     int64_t pack_rows;   /* PACK_W: > 0, work items are runs of this many input channels of
                             every block (output channels adjacent in w); 0: runs of blocks */
     int64_t k_chunk;     /* CONV: > 0, a flat 1x1 GEMM (conv_1x1.c.in), input channels per

@@ -268,7 +268,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->stream) put_int(b, obj, "item_blocks", s->item_blocks);
         if (s->stream) put_bool(b, obj, "write_behind", s->write_behind);
         if (s->stream) put_int(b, obj, "panel_prefetch_items", s->panel_prefetch_items);
-        if (!s->stream) put_bool(b, obj, "nt_stores", s->nt_stores);
+        put_bool(b, obj, "nt_stores", s->nt_stores);
         put_bool(b, obj, "in_staged", s->in_staged);
         put_int(b, obj, "k_chunk", s->k_chunk);
         break;
