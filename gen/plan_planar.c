@@ -602,7 +602,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             choose_tail_lanes(plan, step, budget, pixels);
             step->write_behind = p->dtype == CG_F32;
             /* 16-bit dx past the L2 leaves non-temporally too (S1 in bf16, 25.7 MB of dx, read
-             * for ownership by plain stores: 8-14% slower, interleaved, 2 threads); within it,
+             * for ownership by plain stores: 10-14% slower, interleaved, 2 threads); within it,
              * it stays cached for its reader */
             step->nt_stores =
                 p->dtype == CG_F32 || p->n * p->c * plane_bytes > plan->target.l2_bytes;
