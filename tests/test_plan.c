@@ -1016,10 +1016,10 @@ static void test_planar_1x1(void **state) {
      * tile of 8 channels x 3 vectors (4 tiles of 48 pixels and the 4), items of 2 blocks = 16
      * channels, weights packed 16 wide; in f16 the same tile in items of 8 blocks whose panels
      * are converted to f32 once for all 8 (test_planar_1x1_staged_panels), the tail's pixels
-     * too; 40 channels of 16-bit dx (5 blocks of 8) in items of 2 blocks (whole vectors of
-     * channels; 4 would leave a thread under 8 items), and 16 channels in one item of 2 blocks
-     * though that leaves 4 items (the tail reads f32); a forced MR keeps its tile, in items of
-     * 48 channels */
+     * too; 40 channels of 16-bit dx (5 blocks of 8) in items of 2 blocks, the fewest that make
+     * whole vectors of channels (3 images leave the threads under 8 items either way), and 16
+     * channels in one item of 2 blocks though that leaves 4 items (the tail reads f32); a
+     * forced MR keeps its tile, in items of 48 channels */
     static const struct {
         const char *problem;
         int forced, tail_lanes, mr, nv;
