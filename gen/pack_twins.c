@@ -24,16 +24,18 @@
 static const char bf16_include[] = "#include \"cg_isa_avx512bf16.h\"\n";
 static const char avx512_include[] = "#include \"cg_isa_avx512.h\"\n";
 
-static int avx512_code(const char *source) {
-    return strstr(source, bf16_include) && !strstr(source, "cg_vstore_bf16") &&
-           !strstr(source, "cg_vstore_range_bf16") && !strstr(source, "cg_vstream_bf16");
+/* Where such a source's avx512bf16 include line starts; NULL for any other source. */
+static const char *avx512_code_include(const char *source) {
+    const char *include = strstr(source, bf16_include);
+    return include && !strstr(source, "cg_vstore_bf16") &&
+                   !strstr(source, "cg_vstore_range_bf16") && !strstr(source, "cg_vstream_bf16")
+               ? include
+               : NULL;
 }
 
-/* Rewrites the avx512bf16 include of a writable source as avx512's where avx512_code (in
- * place: the avx512 line is the shorter). */
-static void read_as_avx512(char *text) {
-    if (!avx512_code(text)) return;
-    char *include = strstr(text, bf16_include);
+/* Rewrites the avx512bf16 include line at `include` of a writable text as avx512's (in place:
+ * the avx512 line is the shorter). */
+static void read_as_avx512(char *include) {
     const size_t line = sizeof avx512_include - 1;
     const char *rest = include + sizeof bf16_include - 1;
     memcpy(include, avx512_include, line);
@@ -108,7 +110,8 @@ static int file_has_code(const cg_pack_writer *writer, const char *code_symbol,
     fclose(file);
     if (!text) return 0;
     text[size] = '\0';
-    read_as_avx512(text);
+    const char *include = avx512_code_include(text);
+    if (include) read_as_avx512(text + (include - text));
     int same = same_code(text, code_symbol, source, symbol);
     free(text);
     return same;
@@ -125,12 +128,13 @@ cg_status cg_pack_place_code(cg_pack_writer *writer, const char *source, const c
     *twin = NULL;
     *again = 0;
     /* a copy only where the include is read as avx512's */
-    char *normalized = avx512_code(source) ? strdup(source) : NULL;
-    if (avx512_code(source) && !normalized) {
+    const char *include = avx512_code_include(source);
+    char *normalized = include ? strdup(source) : NULL;
+    if (include && !normalized) {
         snprintf(msg, CG_MSG_MAX, "out of memory");
         return CG_ERR_NOMEM;
     }
-    if (normalized) read_as_avx512(normalized);
+    if (normalized) read_as_avx512(normalized + (include - source));
     const char *comparable = normalized ? normalized : source;
     /* Plans of one problem under several names (tune's candidates) share kernels: a name
      * written before must come with the same code. */

@@ -590,11 +590,11 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
          * lost 40%). */
         const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
         const int64_t plane_elems = cg_prod(step->dst.logical, 3);
-        const int64_t plane_bytes = plane_elems * esize;
+        const int64_t plane_bytes = plane_elems * esize, dx_bytes = p->n * p->c * plane_bytes;
         const int short_tail =
             pixels <= 4 * tile && ends_in_one_vector(pixels, step->nv, budget->vlen);
         const int stream_f32 = plane_bytes % 64 == 0 &&
-                               (short_tail || p->n * p->c * plane_bytes > plan->target.l3_bytes);
+                               (short_tail || dx_bytes > plan->target.l3_bytes);
         if (dx && cg_prod(step->stride, 3) > 1 && step->mr * plane_bytes <= (192 << 10) &&
             (p->dtype == CG_F32 ? stream_f32 : plane_elems % budget->vlen == 0)) {
             step->stream = 1;
@@ -604,8 +604,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
             /* 16-bit dx past the L2 leaves non-temporally too (S1 in bf16, 25.7 MB of dx, read
              * for ownership by plain stores: 10-14% slower, interleaved, 2 threads); within it,
              * it stays cached for its reader */
-            step->nt_stores =
-                p->dtype == CG_F32 || p->n * p->c * plane_bytes > plan->target.l2_bytes;
+            step->nt_stores = p->dtype == CG_F32 || dx_bytes > plan->target.l2_bytes;
             step->k_chunk = step->write_behind && step->cin_g > CG_STREAM_WRITE_K
                                 ? CG_STREAM_WRITE_K
                                 : step->cin_g;
@@ -622,7 +621,7 @@ static cg_status plan_planar_1x1(cg_plan *plan, const cg_dims *dims, char *msg) 
              * MB) ran level and stays cached for its reader. */
             step->nt_stores = dx && cg_prod(step->stride, 3) == 1 && p->dtype == CG_F32 &&
                               plane_bytes % 64 == 0 &&
-                              p->n * p->c * plane_bytes > plan->target.l2_bytes;
+                              dx_bytes > plan->target.l2_bytes;
             step->work_items =
                 p->n * p->groups * cg_ceil_div(pixels, (int64_t)step->nv * budget->vlen);
             step->in_staged = stages_1x1_panels(plan, step);
