@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """compare.py: convgrad vs oneDNN on the benchmark shapes, measured in the same run.
 
-    /usr/bin/python3 bench/compare.py [--threads N] [--rounds R] [--shapes bench/shapes.txt]
-                                      [--config configs/bench/all.json] [--out out/bench]
-                                      [--tuned [--db FILE]] [--storage]
+    /usr/bin/python3 bench/compare.py [--threads N] [--rounds R] [--shapes FILE]
+                                      [--config configs/bench/all.json] [--only ID,...]
+                                      [--out out/bench] [--tuned [--db FILE]] [--storage]
 
 For every shape, R interleaved rounds: oneDNN (bench/build/dnnl_bench, the fastest of all its
 implementations, Winograd included) then convgrad (`convgrad bench` on a pack built for this
@@ -18,6 +18,12 @@ ratios of the single rounds (each round times the two back to back, so that a sp
 machine slows both: a wide range says the medians fell in different spells, and the median of
 the paired ratios is the estimate such spells move least). Writes results.md and
 results.json under --out. This machine is noisy: only the medians and ratios are meaningful.
+
+The shapes are the problems of --config (by default the nine benchmark shapes; the explicit
+problems of a sweep file such as configs/sweeps/layers_nchw.json work too), --only keeping
+some of them by name; oneDNN gets their canonical strings from `convgrad sweep --list`, or
+from --shapes FILE (`ID canonical-string` lines, as bench/shapes.txt, which records the MIOpen
+driver line of each benchmark shape). The problems timed are written to OUT/config.json.
 
 convgrad's pack is planned by the heuristics alone (`gen --no-tuning`). With --tuned a second
 pack is planned with the tuning database (`convgrad tune`; --db FILE, else the user's) and
@@ -40,6 +46,44 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def read_shapes(args, convgrad):
+    """(ID, canonical problem string) of the shapes to time: the problems of --config (those
+    --only names), written to OUT/config.json, which args.config then names, with their
+    strings from --shapes FILE, else from `convgrad sweep --list`."""
+    with open(args.config) as f:
+        problems = json.load(f).get("problems", [])
+    if args.only:
+        keep = args.only.split(",")
+        missing = sorted(set(keep) - {p.get("name") for p in problems})
+        if missing:
+            sys.exit(f"compare.py: --only: {args.config} has no problem named "
+                     f"{', '.join(missing)}")
+        problems = [p for p in problems if p.get("name") in keep]
+    if not problems:
+        sys.exit(f"compare.py: {args.config}: no problems to time")
+    os.makedirs(args.out, exist_ok=True)
+    args.config = os.path.join(args.out, "config.json")
+    with open(args.config, "w") as f:
+        json.dump({"problems": problems}, f, indent=1)
+    if args.shapes:
+        lines = open(args.shapes).read().splitlines()
+    else:
+        listed = subprocess.run([convgrad, "sweep", args.config, "--list"], capture_output=True,
+                                text=True)
+        if listed.returncode != 0:
+            sys.exit(f"compare.py: {listed.stderr.strip()}")
+        lines = listed.stdout.splitlines()
+    strings = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 2 and not parts[0].startswith("#"):
+            strings[parts[0]] = parts[1]
+    unnamed = [p.get("name", "?") for p in problems if p.get("name") not in strings]
+    if unnamed:
+        sys.exit(f"compare.py: {args.shapes}: no problem string for {', '.join(unnamed)}")
+    return [(p["name"], strings[p["name"]]) for p in problems]
+
+
 def run_json(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
@@ -50,7 +94,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--min-ms", type=int, default=300)
-    ap.add_argument("--shapes", default=os.path.join(ROOT, "bench", "shapes.txt"))
+    ap.add_argument("--shapes", default=None,
+                    help="ID canonical-string lines (default: the problems of --config)")
     ap.add_argument("--config", default=os.path.join(ROOT, "configs", "bench", "all.json"))
     ap.add_argument("--pack", default=os.path.join(ROOT, "out", "packs", "bench"))
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "bench"))
@@ -67,15 +112,7 @@ def main():
 
     convgrad = os.path.join(ROOT, "build", "convgrad")
     dnnl = os.path.join(ROOT, "bench", "build", "dnnl_bench")
-    shapes = []
-    with open(args.shapes) as f:
-        for line in f:
-            parts = line.split()
-            if parts and not parts[0].startswith("#"):
-                shapes.append((parts[0], parts[1]))
-    if args.only:
-        keep = set(args.only.split(","))
-        shapes = [s for s in shapes if s[0] in keep]
+    shapes = read_shapes(args, convgrad)
 
     if args.storage:
         compare_storage(args, convgrad, shapes)
