@@ -195,6 +195,9 @@ typedef struct cg_step {
                                  or as their four quarters (stride 2) */
     int x_staged_once;        /* DW_PARTIAL x_staged: every panel of a row block staged once
                                  for the item's channel blocks (else per block) */
+    int taps_inside;          /* DW_PARTIAL x_planar: each tile of input channels runs every
+                                 tap before the next tile (a row block's x past the L2's share),
+                                 else each tap runs every tile */
     int row_unrolled;         /* DW_DEPTHWISE_PARTIAL: a row's pixel loop fully unrolled */
     int by_columns;           /* DW_DEPTHWISE_PARTIAL (row_unrolled, taps_held): a row's products
                                  taken by x column, each x vector loaded once for its taps;

@@ -512,6 +512,34 @@ static void test_dw_x_staged_planar(void **state) {
                         "grep -q 'define BLOCK_RUN [2-9]' $d/*bwdw*__avx512.c");
 }
 
+/* Dense dw with x in place whose row block reads more x than a quarter of the L2 (an 8 KiB L2:
+ * partial slices past twice it keep their row blocks): every tap of a tile of input channels
+ * before the next tile (TAPS_INSIDE), each CPU ISA against the reference: 3x3 stride 2 with db
+ * and a tile tail of input channels, stride 1 with asymmetric padding, dilated taps in 2
+ * groups, a 1-D filter of 5 taps, and bf16 x. */
+static void test_dw_taps_inside(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"ti_s2\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":20,\"k\":40,\"input\":[9,11],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"ti_asym\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":24,\"k\":70,\"input\":[7,6],\"filter\":[3,3],\"pad_lo\":[1,0],"
+        "\"pad_hi\":[0,1]},"
+        "{\"name\":\"ti_dil_g2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":40,\"k\":72,\"groups\":2,\"input\":[8,8],\"filter\":[3,3],"
+        "\"dilation\":[2,2],\"pad\":[2,2]},"
+        "{\"name\":\"ti_1d\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NCW\","
+        "\"n\":3,\"c\":24,\"k\":40,\"input\":[30],\"filter\":[5],\"pad\":[2]},"
+        "{\"name\":\"ti_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":20,\"k\":40,\"input\":[9,11],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]}]}";
+    check_override_pack("dw_taps_inside", config, "{}", "CONVGRAD_L2_BYTES=8192",
+                        "d=%s/src; test $(grep -l 'define TAPS_INSIDE 1 ' $d/*bwdw*__avx512.c "
+                        "| wc -l) -eq 5");
+}
+
 /* Depthwise dw with x rows staged on the stack (pixels of 2 KiB and more: not among the
  * families' small channel counts), channels-last f32, each CPU ISA: 3x3 with db on 520
  * channels (a ragged last block), row dilation 2 (a ring of 5 rows) with stride 2 along the
@@ -1733,6 +1761,7 @@ int main(void) {
         cmocka_unit_test(test_winograd_dw_chunks),
         cmocka_unit_test(test_x_turned_wide_dw),
         cmocka_unit_test(test_dw_block_runs),
+        cmocka_unit_test(test_dw_taps_inside),
         cmocka_unit_test(test_depthwise_dw_staged),
         cmocka_unit_test(test_dw_x_staged),
         cmocka_unit_test(test_dw_x_staged_planar),

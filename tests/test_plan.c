@@ -2786,19 +2786,25 @@ static void test_winograd_dw(void **state) {
  * (past twice the L2) keep row blocks of all 56 rows; S5's 128 output channels in 4 blocks
  * of 2 vectors (13 x 2 tiles), one split by the L2 cap raised to two a thread, each one run of
  * all 4 blocks; x turned channels-last (64 input channels) has no blocks to run; a forced
- * split factor is kept. */
+ * split factor is kept. The 512-channel 3x3's row block of 56 rows reads 3.2 MB of x, past
+ * the L2's quarter: its tiles of input channels run every tap before the next (taps_inside);
+ * the 256-channel 3x3 stride-2 at 28x28 shrinks its row block to 4 rows instead, whose x stays
+ * within the quarter, and keeps the taps outermost, as do the 1x1 (one tap) and channels-last
+ * x. */
 static void test_dw_block_runs(void **state) {
     (void)state;
     static const struct {
         const char *problem;
         int64_t splits, block_run, row_block, items;
+        int taps_inside; /* the row block's x (3.2 MB for the 512-channel 3x3) past the L2's quarter */
     } cases[] = {
-        {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4},
-        {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 4, 2},
-        {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 56, 2},
-        {"bwdw-bwdb_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2},
-        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4},
-        {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1},
+        {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4, 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 4, 2, 0},
+        {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 56, 2, 1},
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2, 0},
+        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4, 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", -2, 2, 4, -2, 0},
+        {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -2806,8 +2812,14 @@ static void test_dw_block_runs(void **state) {
         const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
         assert_non_null(part);
         assert_int_equal(part->block_run, cases[c].block_run);
-        if (cases[c].splits < 0) {
+        assert_int_equal(part->taps_inside, cases[c].taps_inside);
+        if (cases[c].splits == -1) {
             assert_true(part->x_turned);
+            free(plan);
+            continue;
+        }
+        if (cases[c].splits < 0) { /* only its row block and tap order */
+            assert_int_equal(part->row_block, cases[c].row_block);
             free(plan);
             continue;
         }

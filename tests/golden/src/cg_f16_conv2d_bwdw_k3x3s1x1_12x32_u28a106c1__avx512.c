@@ -42,6 +42,8 @@
 #define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block (every tap's) staged
                                            once, before the run's channel blocks (else each
                                            block stages them again, one panel at a time) */
+#define TAPS_INSIDE 0 /* x in place past the L2's share: each tile of input channels
+                                       runs every tap before the next tile */
 #define X_LOADV cg_vload /* X_STAGED: vector loads of X_ELEM as f32 */
 #define X_LOADV_RANGE cg_vload_range
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
@@ -106,6 +108,7 @@
 #define CIN_TAIL (CIN % MR)
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
 _Static_assert(!X_STAGED || XPANEL % MR == 0, "x staged in whole tiles");
+_Static_assert(!TAPS_INSIDE || (X_PLANAR && !X_STAGED), "taps inside: x read in place");
 
 static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, const int full,
                                                                const int lanes) {
@@ -360,6 +363,22 @@ static inline float *panel_of(float *x_panel, int tap, int64_t c0) {
     return x_panel + (X_STAGED_ONCE ? (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS : 0);
 }
 
+/* TAPS_INSIDE: the tiles of input channels [ci, ci + mr) at every tap. */
+static inline __attribute__((always_inline)) void tap_tiles(const X_ELEM *x, const float *rows,
+                                                            int64_t r0, int64_t r1, int64_t ci,
+                                                            float *part, const int mr,
+                                                            const int nv, const int lanes,
+                                                            dy_prefetch *ahead, int first) {
+    for (int j0 = 0; j0 < TAPS0; j0++)
+        for (int j1 = 0; j1 < TAPS1; j1++)
+            for (int j2 = 0; j2 < TAPS2; j2++) {
+                const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
+                tile(x, rows, r0, r1, j0, j1, j2, (int)ci,
+                     part + ((int64_t)tap * CIN + ci) * COUT_PAD, mr, nv, lanes, ahead, first,
+                     NULL);
+            }
+}
+
 /* One row block [r0, r1) of one channel block: dy (the block's first channel, a channels-last
  * view or, DY_PLANAR, the channels-first tensor) turned into dy_block first, then every tile
  * of the input channels and taps; `first`: the item's first row block (tiles start from zero).
@@ -382,7 +401,15 @@ static inline __attribute__((always_inline)) void row_block(
         dy_prefetch_start(&ahead, (const DY_ELEM *)next_dy, next_r0, next_r1, next_width,
                           tiles * (r1 - r0));
     }
-    for (int j0 = 0; j0 < TAPS0; j0++)
+    /* TAPS_INSIDE: input channels outermost, so that a tile's x (MR planes over the block's
+     * rows) comes from beyond the L1 once, not once per tap */
+    if (TAPS_INSIDE) {
+        int64_t ci = 0;
+        for (; ci + MR <= CIN; ci += MR)
+            tap_tiles(x, rows, r0, r1, ci, part, MR, nv, lanes, &ahead, first);
+        if (CIN_TAIL) tap_tiles(x, rows, r0, r1, ci, part, CIN_TAIL, nv, lanes, &ahead, first);
+    }
+    for (int j0 = 0; !TAPS_INSIDE && j0 < TAPS0; j0++)
         for (int j1 = 0; j1 < TAPS1; j1++)
             for (int j2 = 0; j2 < TAPS2; j2++) {
                 const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
