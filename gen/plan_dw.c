@@ -559,9 +559,9 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
  * they came from the L3 for every tap; each tile of input channels then runs every tap before
  * the next, its x (MR planes) staying in the L1 across them. ResNet's 3x3 stride-2 512 <- 512
  * dw at 14x14, 3.2 MB of x in a row block of 56 rows (batch 8), interleaved medians: 13.3 ->
- * 12.2 ms on two cores, 27.3 -> 24.5 on one; where the x rows stay in the L2 (its 256 <- 256
- * at 28x28, S5) it ran level on two cores and up to 4% slower on one. Measured on x read in
- * place (staged x has its panels per tap). */
+ * 12.2 ms on two cores, 27.3 -> 24.5 on one (f16 13.3 -> 11.3, bf16 14.3 -> 12.5 on two);
+ * where the x rows stay in the L2 (its 256 <- 256 at 28x28, S5) it ran level on two cores
+ * and up to 4% slower on one. Measured on x read in place (staged x has its panels per tap). */
 static void tap_order(const cg_target *target, const cg_dims *dims, int64_t x_elem_bytes,
                       cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || !part->x_planar || part->x_staged ||
