@@ -386,5 +386,11 @@ check "run --isa avx512bf16 of an f32 problem takes its avx512 kernels" quiet "$
     "$T/bfisa.json" --name f32_rows --target cpu --pack "$bf" --isa avx512bf16 \
     --inputs "$T/in_f32_rows" --outputs "$T/f32_rows_bf16isa"
 
+# bench/run.sh times oneDNN on bench/shapes.txt, bench/compare.py on configs/bench/all.json's
+# problems as `sweep --list` names them: the two lists must be the same shapes.
+check "bench/shapes.txt lists configs/bench/all.json's shapes" sh -c "grep -v '^#' \
+    '$ROOT/bench/shapes.txt' | awk 'NF >= 2 {print \$1, \$2}' > '$T/shapes_txt' && \
+    '$CG' sweep '$ROOT/configs/bench/all.json' --list > '$T/shapes_list' && \
+    cmp -s '$T/shapes_txt' '$T/shapes_list'"
 echo "test_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
