@@ -46,10 +46,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def read_shapes(args, convgrad):
-    """(ID, canonical problem string) of the shapes to time: the problems of --config (those
-    --only names), written to OUT/config.json, which args.config then names, with their
-    strings from --shapes FILE, else from `convgrad sweep --list`."""
+def chosen_problems(args):
+    """The problems of --config that --only names (all of them without it)."""
     with open(args.config) as f:
         problems = json.load(f).get("problems", [])
     if args.only:
@@ -61,27 +59,22 @@ def read_shapes(args, convgrad):
         problems = [p for p in problems if p.get("name") in keep]
     if not problems:
         sys.exit(f"compare.py: {args.config}: no problems to time")
-    os.makedirs(args.out, exist_ok=True)
-    args.config = os.path.join(args.out, "config.json")
-    with open(args.config, "w") as f:
-        json.dump({"problems": problems}, f, indent=1)
-    if args.shapes:
-        lines = open(args.shapes).read().splitlines()
+    return problems
+
+
+def shape_strings(config, shapes_file, convgrad):
+    """{ID: canonical problem string}: --shapes FILE's lines, else `convgrad sweep --list`'s."""
+    if shapes_file:
+        with open(shapes_file) as f:
+            lines = f.read().splitlines()
     else:
-        listed = subprocess.run([convgrad, "sweep", args.config, "--list"], capture_output=True,
+        listed = subprocess.run([convgrad, "sweep", config, "--list"], capture_output=True,
                                 text=True)
         if listed.returncode != 0:
             sys.exit(f"compare.py: {listed.stderr.strip()}")
         lines = listed.stdout.splitlines()
-    strings = {}
-    for line in lines:
-        parts = line.split()
-        if len(parts) >= 2 and not parts[0].startswith("#"):
-            strings[parts[0]] = parts[1]
-    unnamed = [p.get("name", "?") for p in problems if p.get("name") not in strings]
-    if unnamed:
-        sys.exit(f"compare.py: {args.shapes}: no problem string for {', '.join(unnamed)}")
-    return [(p["name"], strings[p["name"]]) for p in problems]
+    return {parts[0]: parts[1] for parts in map(str.split, lines)
+            if len(parts) >= 2 and not parts[0].startswith("#")}
 
 
 def run_json(cmd):
@@ -112,7 +105,18 @@ def main():
 
     convgrad = os.path.join(ROOT, "build", "convgrad")
     dnnl = os.path.join(ROOT, "bench", "build", "dnnl_bench")
-    shapes = read_shapes(args, convgrad)
+    # the problems timed, in a config of their own that the packs and `convgrad bench` read
+    problems = chosen_problems(args)
+    os.makedirs(args.out, exist_ok=True)
+    args.config = os.path.join(args.out, "config.json")
+    with open(args.config, "w") as f:
+        json.dump({"problems": problems}, f, indent=1)
+    strings = shape_strings(args.config, args.shapes, convgrad)
+    unnamed = [p.get("name", "?") for p in problems if p.get("name") not in strings]
+    if unnamed:
+        sys.exit(f"compare.py: {args.shapes or 'convgrad sweep --list'}: no problem string "
+                 f"for {', '.join(unnamed)}")
+    shapes = [(p["name"], strings[p["name"]]) for p in problems]
 
     if args.storage:
         compare_storage(args, convgrad, shapes)

@@ -408,28 +408,31 @@ static inline __attribute__((always_inline)) void row_block(
         for (; ci + MR <= CIN; ci += MR)
             tap_tiles(x, rows, r0, r1, ci, part, MR, nv, lanes, &ahead, first);
         if (CIN_TAIL) tap_tiles(x, rows, r0, r1, ci, part, CIN_TAIL, nv, lanes, &ahead, first);
-    }
-    for (int j0 = 0; !TAPS_INSIDE && j0 < TAPS0; j0++)
-        for (int j1 = 0; j1 < TAPS1; j1++)
-            for (int j2 = 0; j2 < TAPS2; j2++) {
-                const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
-                float *tap_part = part + (int64_t)tap * CIN * COUT_PAD;
-                /* channels in panels where x is staged, all at once where it is read in place */
-                for (int64_t c0 = 0; c0 < CIN; c0 += X_PASS) {
-                    const int64_t c1 = c0 + X_PASS < CIN ? c0 + X_PASS : CIN;
-                    float *panel = panel_of(x_panel, tap, c0);
-                    if (X_STAGED && !X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
-                    int64_t ci = c0;
-                    for (; ci + MR <= c1; ci += MR)
-                        tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
-                             tap_part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
-                             X_STAGED ? panel + (ci - c0) : NULL);
-                    if (CIN_TAIL && ci < c1)
-                        tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
-                             tap_part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead, first,
-                             X_STAGED ? panel + (ci - c0) : NULL);
+    } else {
+        for (int j0 = 0; j0 < TAPS0; j0++)
+            for (int j1 = 0; j1 < TAPS1; j1++)
+                for (int j2 = 0; j2 < TAPS2; j2++) {
+                    const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
+                    float *tap_part = part + (int64_t)tap * CIN * COUT_PAD;
+                    /* channels in panels where x is staged, all at once where it is read in
+                     * place */
+                    for (int64_t c0 = 0; c0 < CIN; c0 += X_PASS) {
+                        const int64_t c1 = c0 + X_PASS < CIN ? c0 + X_PASS : CIN;
+                        float *panel = panel_of(x_panel, tap, c0);
+                        if (X_STAGED && !X_STAGED_ONCE)
+                            stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
+                        int64_t ci = c0;
+                        for (; ci + MR <= c1; ci += MR)
+                            tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
+                                 tap_part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
+                                 X_STAGED ? panel + (ci - c0) : NULL);
+                        if (CIN_TAIL && ci < c1)
+                            tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
+                                 tap_part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead, first,
+                                 X_STAGED ? panel + (ci - c0) : NULL);
+                    }
                 }
-            }
+    }
     if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
 }
 
