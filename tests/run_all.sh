@@ -23,14 +23,31 @@ export CONVGRAD_TUNING_DB
 logs=$(mktemp -d "${TMPDIR:-/tmp}/cg-tests-logs.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 
-# run_suite INDEX COMMAND...: COMMAND's output into $logs/INDEX.log, then "STATUS SECONDS"
-# into $logs/INDEX.done (written last, so that its presence means the log is complete).
+# children_cpu FILE: the CPU seconds (user + system) of this shell's finished children so far
+# into FILE, as bash's `times` reports them ("0m1.250s 0m0.030s" on its second line); `times`
+# runs in this shell (in a command substitution it would report the substitution's children).
+children_cpu() {
+    times > "$1.times"
+    awk 'NR == 2 {
+        total = 0
+        for (i = 1; i <= 2; i++) { split($i, part, "m"); total += part[1] * 60 + part[2] }
+        printf "%d\n", total }' "$1.times" > "$1"
+}
+
+# run_suite INDEX COMMAND...: COMMAND's output into $logs/INDEX.log, then "STATUS SECONDS
+# CPU_SECONDS" into $logs/INDEX.done (written last, so that its presence means the log is
+# complete). The suite is CPU-bound, so a suite's CPU seconds are what it costs the others.
 run_suite() {
     local index=$1
     shift
-    local start=$SECONDS status=0
+    local start=$SECONDS status=0 cpu_before cpu_after
+    children_cpu "$logs/$index.cpu"
+    read -r cpu_before < "$logs/$index.cpu"
     "$@" > "$logs/$index.log" 2>&1 || status=$?
-    echo "$status $((SECONDS - start))" > "$logs/$index.tmp" && mv "$logs/$index.tmp" "$logs/$index.done"
+    children_cpu "$logs/$index.cpu"
+    read -r cpu_after < "$logs/$index.cpu"
+    echo "$status $((SECONDS - start)) $((cpu_after - cpu_before))" > "$logs/$index.tmp" &&
+        mv "$logs/$index.tmp" "$logs/$index.done"
 }
 
 names=()
@@ -97,15 +114,15 @@ failed=0
 failed_names=()
 for index in "${!names[@]}"; do
     while [ ! -e "$logs/$index.done" ]; do sleep 1; done
-    read -r status seconds < "$logs/$index.done"
+    read -r status seconds cpu < "$logs/$index.done"
     cat "$logs/$index.log"
     if [ "$status" -eq 0 ]; then
         passed=$((passed + 1))
-        echo "[PASS] ${names[$index]} ($seconds s)"
+        echo "[PASS] ${names[$index]} ($seconds s, $cpu CPU s)"
     else
         failed=$((failed + 1))
         failed_names+=("${names[$index]}")
-        echo "[FAIL] ${names[$index]} ($seconds s)"
+        echo "[FAIL] ${names[$index]} ($seconds s, $cpu CPU s)"
     fi
 done
 wait
