@@ -223,6 +223,8 @@ static inline cg_vec cg_vf16_to_f32(cg_uvec half) {
     return cg_vfrom_bits(bits | sign);
 }
 
+static inline cg_vec cg_vbf16_to_f32(cg_uvec half) { return cg_vfrom_bits(half << 16); }
+
 static inline cg_uvec cg_vf32_to_f16(cg_vec v) {
     const cg_uvec bits = cg_vbits(v);
     const cg_uvec sign = (bits >> 16) & 0x8000u;
@@ -260,10 +262,10 @@ static inline cg_vec cg_vload_halves_f16(const uint16_t *a, const uint16_t *b) {
     return cg_vf16_to_f32(cg_vwords(a, b));
 }
 static inline cg_vec cg_vload_halves_bf16(const uint16_t *a, const uint16_t *b) {
-    return cg_vfrom_bits(cg_vwords(a, b) << 16);
+    return cg_vbf16_to_f32(cg_vwords(a, b));
 }
 static inline cg_vec cg_vload_f16(const uint16_t *p) { return cg_vf16_to_f32(cg_vwords(p, p + 2)); }
-static inline cg_vec cg_vload_bf16(const uint16_t *p) { return cg_vfrom_bits(cg_vwords(p, p + 2) << 16); }
+static inline cg_vec cg_vload_bf16(const uint16_t *p) { return cg_vbf16_to_f32(cg_vwords(p, p + 2)); }
 static inline void cg_vstore_f16(uint16_t *p, cg_vec v) { cg_vstore_words(p, cg_vf32_to_f16(v)); }
 static inline void cg_vstore_bf16(uint16_t *p, cg_vec v) { cg_vstore_words(p, cg_vf32_to_bf16(v)); }
 static inline void cg_vstream_f16(uint16_t *p, cg_vec v) { cg_vstore_f16(p, v); }

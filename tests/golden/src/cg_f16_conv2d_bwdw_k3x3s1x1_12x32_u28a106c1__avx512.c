@@ -363,7 +363,8 @@ static inline float *panel_of(float *x_panel, int tap, int64_t c0) {
     return x_panel + (X_STAGED_ONCE ? (tap * XP_PANELS + c0 / XPANEL) * XP_FLOATS : 0);
 }
 
-/* TAPS_INSIDE: the tiles of input channels [ci, ci + mr) at every tap. */
+/* TAPS_INSIDE, input channels outermost: the tiles of input channels [ci, ci + mr) at every
+ * tap. */
 static inline __attribute__((always_inline)) void tap_tiles(const X_ELEM *x, const float *rows,
                                                             int64_t r0, int64_t r1, int64_t ci,
                                                             float *part, const int mr,
@@ -377,6 +378,31 @@ static inline __attribute__((always_inline)) void tap_tiles(const X_ELEM *x, con
                      part + ((int64_t)tap * CIN + ci) * COUT_PAD, mr, nv, lanes, ahead, first,
                      NULL);
             }
+}
+
+/* Taps outermost: tap (j0, j1, j2)'s tiles of every input channel, in panels where x is
+ * staged (staged here unless X_STAGED_ONCE staged them all), all at once where it is read in
+ * place. */
+static inline __attribute__((always_inline)) void tap_panels(const X_ELEM *x, const float *rows,
+                                                             int64_t r0, int64_t r1, int j0,
+                                                             int j1, int j2, float *part,
+                                                             float *x_panel, const int nv,
+                                                             const int lanes, dy_prefetch *ahead,
+                                                             int first) {
+    const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
+    float *tap_part = part + (int64_t)tap * CIN * COUT_PAD;
+    for (int64_t c0 = 0; c0 < CIN; c0 += X_PASS) {
+        const int64_t c1 = c0 + X_PASS < CIN ? c0 + X_PASS : CIN;
+        float *panel = panel_of(x_panel, tap, c0);
+        if (X_STAGED && !X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
+        int64_t ci = c0;
+        for (; ci + MR <= c1; ci += MR)
+            tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci, tap_part + ci * COUT_PAD, MR, nv,
+                 lanes, ahead, first, X_STAGED ? panel + (ci - c0) : NULL);
+        if (CIN_TAIL && ci < c1)
+            tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci, tap_part + ci * COUT_PAD,
+                 CIN_TAIL, nv, lanes, ahead, first, X_STAGED ? panel + (ci - c0) : NULL);
+    }
 }
 
 /* One row block [r0, r1) of one channel block: dy (the block's first channel, a channels-last
@@ -411,27 +437,9 @@ static inline __attribute__((always_inline)) void row_block(
     } else {
         for (int j0 = 0; j0 < TAPS0; j0++)
             for (int j1 = 0; j1 < TAPS1; j1++)
-                for (int j2 = 0; j2 < TAPS2; j2++) {
-                    const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
-                    float *tap_part = part + (int64_t)tap * CIN * COUT_PAD;
-                    /* channels in panels where x is staged, all at once where it is read in
-                     * place */
-                    for (int64_t c0 = 0; c0 < CIN; c0 += X_PASS) {
-                        const int64_t c1 = c0 + X_PASS < CIN ? c0 + X_PASS : CIN;
-                        float *panel = panel_of(x_panel, tap, c0);
-                        if (X_STAGED && !X_STAGED_ONCE)
-                            stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
-                        int64_t ci = c0;
-                        for (; ci + MR <= c1; ci += MR)
-                            tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
-                                 tap_part + ci * COUT_PAD, MR, nv, lanes, &ahead, first,
-                                 X_STAGED ? panel + (ci - c0) : NULL);
-                        if (CIN_TAIL && ci < c1)
-                            tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci,
-                                 tap_part + ci * COUT_PAD, CIN_TAIL, nv, lanes, &ahead, first,
-                                 X_STAGED ? panel + (ci - c0) : NULL);
-                    }
-                }
+                for (int j2 = 0; j2 < TAPS2; j2++)
+                    tap_panels(x, rows, r0, r1, j0, j1, j2, part, x_panel, nv, lanes, &ahead,
+                               first);
     }
     if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
 }
