@@ -104,24 +104,37 @@ static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims
 }
 
 /* Turned dx bands of whole vectors in f32 planes of whole vectors leave by non-temporal stores
- * where dy and dx outgrow the L3 and an item's planes lie within 64 KiB: a plain store reads
- * its line first, and the kernel is bound by memory. On the earlier Intel VM (2 MiB L2, the
- * socket's L3 shared with loud neighbours) streaming paid from the L2 up (MobileNet's 28x28
- * stride-2 dx, 6.4 MB: 0.24 -> 0.21 ms on two cores; 20x20 and 24x24 planes 19% and 9%
- * faster); on the Zen 5 machine, whose 32 MiB L3 keeps such a dx, it sent the lines to memory
- * instead: the same dx 0.078 ms plain against 0.100 streamed (0.144 against 0.198 on one
- * core). The block's write streams lie a plane apart: 32x32 and 36x36 planes
- * (64 and 81 KiB for 16 channels) ran level, 40x40 and 56x56 15-20% slower streamed. Only
- * where a vector is a whole line: a transposed block writes one vector per plane, and AVX2's
- * half lines, completed by the next block, ran 1.6-3x slower streamed (28x28 and 40x40). */
+ * where dy and dx outgrow the cache that keeps them between calls and an item's planes lie
+ * within 64 KiB: a plain store reads its line first, and the kernel is bound by memory. A
+ * transposed block writes one vector into each of 16 planes, 16 store streams, whose reads
+ * for ownership are only cheap where the lines are still cached.
+ * On the Zen 5 machine that cache is its 32 MiB L3, which keeps such a dx: MobileNet's 28x28
+ * stride-2 dx (6.4 MB) ran 0.078 ms plain against 0.100 streamed (0.144 against 0.198 on one
+ * core). On the Intel VMs (2 MiB L2 a core; sysfs reports the socket's L3, which loud
+ * neighbours share) it is the L2s: streaming pays once a core's share of dy and dx passes
+ * 1.5x its L2. Emerald Rapids, 8 interleaved rounds, batch 1-32 of
+ * the 256-channel 28x28 layer and 8-32 of 16x16-32x32 planes, plain -> streamed: two cores,
+ * 4 and 8 MB a core 15-23% faster, 2.0-2.6 MB 3% slower to 7% faster (left plain), 2 MB and
+ * below 12-22% slower; one core, 4 MB and up 4-36% faster, 2 MB 13% slower. The block's write
+ * streams lie a plane apart: 32x32 and 36x36 planes (64 and 81 KiB for 16 channels) ran level,
+ * 40x40 and 56x56 15-20% slower streamed. Only where a vector is a whole line: a transposed
+ * block writes one vector per plane, and AVX2's half lines, completed by the next block, ran
+ * 1.6-3x slower streamed (28x28 and 40x40). */
 #define TURNED_DX_STREAM_SPAN ((int64_t)64 << 10)
+static int turned_dx_outgrows_cache(const cg_plan *plan, int64_t pixels) {
+    const cg_target *t = &plan->target;
+    if (t->vendor != CG_VENDOR_INTEL || t->l2_bytes <= 0) return cg_planes_over_l3(plan, pixels, 4);
+    const int64_t threads = t->threads > 0 ? t->threads : 1;
+    return cg_planes_bytes(plan, pixels, 4) / threads > t->l2_bytes + t->l2_bytes / 2;
+}
+
 static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     const int64_t plane = cg_prod(dims->in, 3);
     return p->dtype == CG_F32 && step->vlen * 4 == 64 && plane % step->vlen == 0 &&
            step->item_rows * dims->in[2] % step->vlen == 0 &&
            step->vlen * plane * 4 <= TURNED_DX_STREAM_SPAN &&
-           cg_planes_over_l3(plan, plane + cg_prod(dims->out, 3), 4);
+           turned_dx_outgrows_cache(plan, plane + cg_prod(dims->out, 3));
 }
 
 /* What the turned and flat steps share: one channel per group, the planes in place (dx: dy

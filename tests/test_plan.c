@@ -723,6 +723,39 @@ static void test_planar_phases(void **state) {
                          CG_STEP_PLANAR_PHASES);
 }
 
+/* A turned dx streams once dy and dx outgrow the cache that keeps them between calls: the L3
+ * elsewhere; on Intel, 1.5x a core's L2 for its share (MobileNet's 28x28 stride-2 dx, 8 MB at
+ * batch 8). Planes of whole lines only. */
+static void test_depthwise_turned_streams(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        cg_cpu_vendor vendor;
+        int threads, stream;
+    } cases[] = {
+        {"bwdd_f32_nchw_g256mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_INTEL, 2, 1},
+        {"bwdd_f32_nchw_g256mb4ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_INTEL, 2, 0},
+        {"bwdd_f32_nchw_g256mb4ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_INTEL, 1, 1},
+        {"bwdd_f32_nchw_g256mb2ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_INTEL, 1, 0},
+        {"bwdd_f32_nchw_g256mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_AMD, 2, 0},
+        {"bwdd_f32_nchw_g256mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_OTHER, 1, 0},
+        {"bwdd_f32_nchw_g256mb64ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_AMD, 2, 1},
+        /* 14x14 planes are not whole lines */
+        {"bwdd_f32_nchw_g512mb64ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_VENDOR_INTEL, 2, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target target = base_target;
+        target.l2_bytes = 2 << 20;
+        target.vendor = cases[c].vendor;
+        target.threads = cases[c].threads;
+        cg_plan *plan;
+        const cg_step *s =
+            planned_step(cases[c].problem, &target, CG_STEP_DEPTHWISE_TURNED_DX, &plan);
+        if (s->stream != cases[c].stream) fail_msg("case %zu: stream %d", c, s->stream);
+        free(plan);
+    }
+}
+
 /* Depthwise dx or dw alone on small channels-first planes: one DEPTHWISE_TURNED step (dw: and
  * a REDUCE only when it splits the batch). dx: every position's gradient pairs, dy shifts and
  * zero columns covering every tap's reads, bands of whole phase rows within the L1 budget. */
@@ -3448,6 +3481,7 @@ int main(void) {
         cmocka_unit_test(test_dw_x_staged_16bit_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
         cmocka_unit_test(test_depthwise_planes_staged),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
+        cmocka_unit_test(test_depthwise_turned_streams),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
