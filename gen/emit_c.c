@@ -752,6 +752,7 @@ static const char *fill_depthwise_turned(const cg_problem *p, const cg_step *s,
         set_list(v, "TAP_B", col2, (int)taps);
         set_list(v, "PHASE_END", end, (int)(s->stride[1] * s->stride[2]));
         cg_values_int(v, "STREAM", s->stream);
+        cg_values_int(v, "WHOLE_PLANES", s->whole_planes);
         return "cpu/depthwise_turned_dx.c.in";
     }
     cg_values_int(v, "X1", s->src.logical[1]);

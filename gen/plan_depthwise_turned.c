@@ -137,6 +137,27 @@ static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_
            turned_dx_outgrows_cache(plan, plane + cg_prod(dims->out, 3));
 }
 
+/* A dx band of the block's whole planes, where the planes are not whole lines (14x14: 784
+ * bytes), is turned back into a stack copy laid out as in dx and copied out a line at a time:
+ * the block's CG_VLEN planes are contiguous in dx and, of 4-byte elements, start on a line,
+ * while turned straight into the planes three in four of a transposed block's vectors
+ * straddle two lines, each such store waiting on two reads for ownership where the lines are
+ * not cached. Taken where a core's share of dy and dx passes half its L2. Emerald Rapids, two
+ * cores, 8-10 interleaved rounds: MobileNet's 14x14 stride-2 dx (512 channels) at batch 8
+ * 0.107 -> 0.090 ms, batch 16 0.378 -> 0.270, batch 32 0.75 -> 0.55, a 5x5 filter 0.147 ->
+ * 0.127; 10x10 planes at batch 32 0.134 -> 0.105, 7x7 (1024 channels) 0.305 -> 0.248; below
+ * the share level (batch 1 at 14x14, 10x10 and 7x7 at batch 8: 97-103%); planes of whole
+ * lines lost (12x12 and 16x16 at batch 8: 77% and 62% of the speed): a copy that mends
+ * nothing. */
+static int turned_dx_whole_planes(const cg_plan *plan, const cg_step *step, const cg_dims *dims) {
+    const int64_t plane = cg_prod(dims->in, 3);
+    const int64_t threads = plan->target.threads > 0 ? plan->target.threads : 1;
+    const int64_t share = cg_planes_bytes(plan, plane + cg_prod(dims->out, 3), 4) / threads;
+    return plan->problem.dtype == CG_F32 && step->vlen * 4 == 64 &&
+           step->item_rows >= dims->in[1] && plane * 4 % 64 != 0 &&
+           share > plan->target.l2_bytes / 2;
+}
+
 /* What the turned and flat steps share: one channel per group, the planes in place (dx: dy
  * in, dx out; dw: x and dy in), the geometry; dx or dw by the problem's ops. */
 static void base_step(const cg_plan *plan, cg_step *step, const cg_dims *dims, int dx) {
@@ -352,6 +373,7 @@ cg_status cg_plan_depthwise_small(cg_plan *plan, const cg_dims *dims, char *msg)
     const int64_t blocks = p->c / step->vlen;
     if (dx) {
         step->work_items = p->n * blocks;
+        step->whole_planes = turned_dx_whole_planes(plan, step, dims);
         step->stream = turned_dx_streams(plan, step, dims);
         cg_name_step(plan, step, "tbwdd");
         return CG_OK;

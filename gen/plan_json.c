@@ -354,6 +354,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
             put_bool(b, obj, "prefetch", s->stream);
         } else {
             put_bool(b, obj, "stream", s->stream);
+            put_bool(b, obj, "whole_planes", s->whole_planes);
         }
         break;
     case CG_STEP_REDUCE:

@@ -1495,6 +1495,31 @@ static void test_depthwise_turned_streams(void **state) {
                         " v[\"DX1\"] }' $f); [ $1 -lt $2 ] || exit 1; done");
 }
 
+/* Turned depthwise dx whose bands are whole planes of partial lines (WHOLE_PLANES: turned back
+ * into a stack copy of the block's planes, copied out in lines), forced by a 4 KiB L2: 14x14
+ * at stride 2 (phases no tap reaches none), 7x7 planes in one band of 8 rows, a 5x5 filter
+ * with asymmetric padding on 10x10; AVX2 (half-line vectors) turns them back in place. */
+static void test_depthwise_turned_whole_planes(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"p14\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":32,\"k\":32,\"groups\":32,\"input\":[14,14],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"p7\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":1,"
+        "\"c\":48,\"k\":48,\"groups\":48,\"input\":[7,7],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"f5\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":16,\"groups\":16,\"input\":[10,10],\"filter\":[5,5],\"stride\":[2,2],"
+        "\"pad_lo\":[2,1],\"pad_hi\":[1,2]}]}";
+    check_override_pack("depthwise_turned_whole_planes", config, "{}", "CONVGRAD_L2_BYTES=4096",
+                        /* turned on both ISAs; whole planes on AVX-512 only */
+                        "[ $(ls %1$s/src/*dwtbwdd*.c | wc -l) -eq 6 ] || exit 1;"
+                        " ! grep -l 'define WHOLE_PLANES 1 ' %1$s/src/*dwtbwdd*__avx2.c || exit 1;"
+                        " for f in %1$s/src/*dwtbwdd*__avx512.c; do"
+                        " grep -q 'define WHOLE_PLANES 1 ' $f || exit 1; done");
+}
+
 /* Stride-2 depthwise dw on x's four quarters (row and column parity), walked flat, with dy
  * rows from half a vector to two (quartered on AVX-512 from 8 to 31, AVX2 4 to 15, generic 2
  * to 7): rows of 9 and 14 with blocks of channels and a short last one (db), f16 with a low
@@ -1799,7 +1824,7 @@ int main(void) {
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),
-        cmocka_unit_test(test_depthwise_turned_streams),
+        cmocka_unit_test(test_depthwise_turned_streams), cmocka_unit_test(test_depthwise_turned_whole_planes),
         cmocka_unit_test(test_depthwise_flat_kernels),
         cmocka_unit_test(test_depthwise_rows_kernels),
         cmocka_unit_test(test_planar_depthwise_rows),

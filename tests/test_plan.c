@@ -725,8 +725,8 @@ static void test_planar_phases(void **state) {
 
 /* A turned dx streams once dy and dx outgrow the cache that keeps them between calls: the L3
  * elsewhere; on Intel, 1.5x a core's L2 for its share (MobileNet's 28x28 stride-2 dx, 8 MB at
- * batch 8). Planes of whole lines only. */
-static void test_depthwise_turned_streams(void **state) {
+ * batch 8). Planes of whole lines only; other planes, whole in one band, are copied out. */
+static void test_depthwise_turned_writes(void **state) {
     (void)state;
     static const struct {
         const char *problem;
@@ -752,6 +752,32 @@ static void test_depthwise_turned_streams(void **state) {
         const cg_step *s =
             planned_step(cases[c].problem, &target, CG_STEP_DEPTHWISE_TURNED_DX, &plan);
         if (s->stream != cases[c].stream) fail_msg("case %zu: stream %d", c, s->stream);
+        free(plan);
+    }
+    /* Whole planes of partial lines, where a core's share of dy and dx passes half its L2, are
+     * turned back on the stack and copied out: AVX-512 f32 only, one band a plane. */
+    static const struct {
+        const char *problem;
+        cg_isa isa;
+        int whole;
+    } whole_cases[] = {
+        {"bwdd_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
+        {"bwdd_f32_nchw_g512mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
+        {"bwdd_f32_nchw_g256mb8ic256oc256_i16x16_o8x8_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
+        {"bwdd_f16_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
+        {"bwdd_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0},
+        /* bands of part of a plane */
+        {"bwdd_f32_nchw_g256mb32ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
+    };
+    for (size_t c = 0; c < sizeof whole_cases / sizeof whole_cases[0]; c++) {
+        cg_target target = base_target;
+        target.l2_bytes = 2 << 20;
+        target.isa = whole_cases[c].isa;
+        cg_plan *plan;
+        const cg_step *s =
+            planned_step(whole_cases[c].problem, &target, CG_STEP_DEPTHWISE_TURNED_DX, &plan);
+        if (s->whole_planes != whole_cases[c].whole)
+            fail_msg("whole case %zu: whole_planes %d", c, s->whole_planes);
         free(plan);
     }
 }
@@ -3481,7 +3507,7 @@ int main(void) {
         cmocka_unit_test(test_dw_x_staged_16bit_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
         cmocka_unit_test(test_depthwise_planes_staged),
         cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
-        cmocka_unit_test(test_depthwise_turned_streams),
+        cmocka_unit_test(test_depthwise_turned_writes),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),
         cmocka_unit_test(test_planar_dw),       cmocka_unit_test(test_paired_depthwise),
