@@ -57,6 +57,18 @@ static int64_t dy_panel(const cg_problem *p, int mr) {
     return panel < k_tiles ? panel : k_tiles;
 }
 
+/* Channels-last: pixels per pass of a panel's tiles, whose accumulators are carried on the stack
+ * between passes: a pass's xt and dyt rows (floats_per_pixel) within half the L1, where every
+ * tile of the panel reads them again. On Intel's 2 MiB L2 the tiles read them from the L2 as
+ * fast, and one pass over the whole reduction saves the carries: ResNet's NHWC 1x1 dw on 7x7
+ * planes at batch 8 (2048 <- 512, 512 <- 2048, 2048 <- 1024 stride 2; 392 pixels against
+ * passes of 54), Emerald Rapids, interleaved: 2-3% faster on two cores, 2-5% on one. */
+static int64_t pixel_pass(const cg_target *target, int64_t pixels, int64_t floats_per_pixel) {
+    if (target->vendor == CG_VENDOR_INTEL) return pixels;
+    const int64_t pass = (target->l1_bytes / 2) / (floats_per_pixel * 4);
+    return pass < 1 ? 1 : pass;
+}
+
 /* Floats per pixel of a staged dy panel: whole vectors (the copy stores whole vectors). */
 static int64_t dy_panel_stride(int64_t panel, int vlen) { return cg_ceil_div(panel, vlen) * vlen; }
 
@@ -117,9 +129,7 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
                 step->block_run = g;
                 break;
             }
-        /* Pixels per pass: a pass's xt and dyt rows within half the L1 */
-        step->item_rows = (plan->target.l1_bytes / 2) / ((nb + stride) * 4);
-        if (step->item_rows < 1) step->item_rows = 1;
+        step->item_rows = pixel_pass(&plan->target, pixels, nb + stride);
     }
     /* chunks of output channels: enough items for 8 per thread, each turning its x block(s)
      * once */

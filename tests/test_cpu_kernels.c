@@ -1298,9 +1298,10 @@ static void test_planar_dw_slide(void **state) {
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
  * element by element); channels-last: a tail of output channels over two blocks of input
  * channels, bf16 at stride 2 on an odd plane, f16 1-D at stride 3, 3-D strided, and dy staged
- * in several panels a chunk (a short last panel, a tile tail) over passes with a short last
- * one and groups of two and three blocks (f32, and f16 at a column stride of 2); outputs
- * pre-filled with NaN, so an unwritten dw element fails. */
+ * in several panels a chunk (a short last panel, a tile tail) over pixel passes (on Intel
+ * one a panel; L1-sized ones with a short last one, whatever the host, in the
+ * dw_1x1_gemm_passes packs) and groups of two and three blocks (f32, and f16 at a column
+ * stride of 2); outputs pre-filled with NaN, so an unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -1349,6 +1350,24 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "\"n\":8,\"c\":512,\"k\":2048,\"input\":[7,7],\"filter\":[1,1]}]}";
     check_override_pack("dw_1x1_gemm_mr5", forced, "{\"mr\": 5}", NULL,
                         "grep -q 'define KPANEL 40 ' %s/src/*xbwdw*__avx512.c");
+    /* Pixel passes whichever the host: an AMD target's fit half the L1 (75 and 90 pixels in
+     * passes of 54, the last short), an Intel one's are the whole reduction. */
+    static const char passes[] =
+        "{\"problems\": ["
+        "{\"name\":\"cl_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":128,\"k\":1000,\"input\":[5,5],\"filter\":[1,1]},"
+        "{\"name\":\"cl_h16_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":5,\"c\":192,\"k\":790,\"input\":[6,5],\"filter\":[1,1],\"stride\":[1,2]}]}";
+    check_override_pack("dw_1x1_gemm_passes_amd", passes, "{}", "CONVGRAD_CPU_VENDOR=amd",
+                        "for f in %s/src/*xbwdw*__avx512.c; do"
+                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"QCHUNK\"],"
+                        " v[\"BATCH\"] * v[\"OUT0\"] * v[\"OUT1\"] * v[\"OUT2\"] }' $f);"
+                        " [ $1 -lt $2 ] || exit 1; done");
+    check_override_pack("dw_1x1_gemm_passes_intel", passes, "{}", "CONVGRAD_CPU_VENDOR=intel",
+                        "for f in %s/src/*xbwdw*__avx512.c; do"
+                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"QCHUNK\"],"
+                        " v[\"BATCH\"] * v[\"OUT0\"] * v[\"OUT1\"] * v[\"OUT2\"] }' $f);"
+                        " [ $1 -eq $2 ] || exit 1; done");
 }
 
 /* Dense dw alone on channels-last tensors as a GEMM per tap split along the pixels

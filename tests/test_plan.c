@@ -1313,6 +1313,18 @@ static void test_dw_1x1_gemm(void **state) {
                                    : 0);
         free(plan);
     }
+    /* on Intel a channels-last pass is the whole reduction (the L2 feeds the panel's tiles) */
+    cg_target intel = base_target;
+    intel.vendor = CG_VENDOR_INTEL;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        if (!p.channels_last) continue;
+        cg_plan *plan = plan_for(&p, &intel);
+        const cg_step *gemm = find_kind(plan, CG_STEP_DW_GEMM_1X1);
+        assert_non_null(gemm);
+        assert_int_equal(gemm->item_rows, p.n * gemm->out[0] * gemm->out[1] * gemm->out[2]);
+        free(plan);
+    }
     static const char *const elsewhere[] = {
         "bwdw_f32_nchw_g1mb2ic64oc64_i28x45_o14x15_f1x1_s2x3_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nchw_g1mb8ic64oc64_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0",
