@@ -1313,7 +1313,7 @@ static void test_dw_1x1_gemm(void **state) {
                                    : 0);
         free(plan);
     }
-    /* on Intel a channels-last pass is the whole reduction (the L2 feeds the panel's tiles) */
+    /* on Intel's AVX-512 a channels-last pass is the whole reduction (the L2 feeds the tiles) */
     cg_target intel = base_target;
     intel.vendor = CG_VENDOR_INTEL;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
