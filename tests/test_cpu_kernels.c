@@ -1358,16 +1358,17 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "\"n\":3,\"c\":128,\"k\":1000,\"input\":[5,5],\"filter\":[1,1]},"
         "{\"name\":\"cl_h16_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
         "\"n\":5,\"c\":192,\"k\":790,\"input\":[6,5],\"filter\":[1,1],\"stride\":[1,2]}]}";
+    /* every AVX-512 source's pass (QCHUNK) against its reduction (BATCH x dy pixels): OP */
+#define PASS_VS_REDUCTION(OP)                                                                  \
+    "for f in %s/src/*xbwdw*__avx512.c; do"                                                    \
+    " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"QCHUNK\"],"              \
+    " v[\"BATCH\"] * v[\"OUT0\"] * v[\"OUT1\"] * v[\"OUT2\"] }' $f);"                          \
+    " [ $1 " OP " $2 ] || exit 1; done"
     check_override_pack("dw_1x1_gemm_passes_amd", passes, "{}", "CONVGRAD_CPU_VENDOR=amd",
-                        "for f in %s/src/*xbwdw*__avx512.c; do"
-                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"QCHUNK\"],"
-                        " v[\"BATCH\"] * v[\"OUT0\"] * v[\"OUT1\"] * v[\"OUT2\"] }' $f);"
-                        " [ $1 -lt $2 ] || exit 1; done");
+                        PASS_VS_REDUCTION("-lt"));
     check_override_pack("dw_1x1_gemm_passes_intel", passes, "{}", "CONVGRAD_CPU_VENDOR=intel",
-                        "for f in %s/src/*xbwdw*__avx512.c; do"
-                        " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"QCHUNK\"],"
-                        " v[\"BATCH\"] * v[\"OUT0\"] * v[\"OUT1\"] * v[\"OUT2\"] }' $f);"
-                        " [ $1 -eq $2 ] || exit 1; done");
+                        PASS_VS_REDUCTION("-eq"));
+#undef PASS_VS_REDUCTION
 }
 
 /* Dense dw alone on channels-last tensors as a GEMM per tap split along the pixels
