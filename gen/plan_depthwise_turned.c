@@ -121,11 +121,17 @@ static int64_t band_rows(const cg_plan *plan, const cg_step *step, const cg_dims
  * block writes one vector per plane, and AVX2's half lines, completed by the next block, ran
  * 1.6-3x slower streamed (28x28 and 40x40). */
 #define TURNED_DX_STREAM_SPAN ((int64_t)64 << 10)
+
+/* A core's share of the f32 planes of `pixels` pixels a channel (dy's and dx's). */
+static int64_t core_share(const cg_plan *plan, int64_t pixels) {
+    const int64_t threads = plan->target.threads > 0 ? plan->target.threads : 1;
+    return cg_planes_bytes(plan, pixels, 4) / threads;
+}
+
 static int turned_dx_outgrows_cache(const cg_plan *plan, int64_t pixels) {
     const cg_target *t = &plan->target;
     if (t->vendor != CG_VENDOR_INTEL || t->l2_bytes <= 0) return cg_planes_over_l3(plan, pixels, 4);
-    const int64_t threads = t->threads > 0 ? t->threads : 1;
-    return cg_planes_bytes(plan, pixels, 4) / threads > t->l2_bytes + t->l2_bytes / 2;
+    return core_share(plan, pixels) > t->l2_bytes + t->l2_bytes / 2;
 }
 
 static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_dims *dims) {
@@ -151,11 +157,9 @@ static int turned_dx_streams(const cg_plan *plan, const cg_step *step, const cg_
  * nothing. */
 static int turned_dx_whole_planes(const cg_plan *plan, const cg_step *step, const cg_dims *dims) {
     const int64_t plane = cg_prod(dims->in, 3);
-    const int64_t threads = plan->target.threads > 0 ? plan->target.threads : 1;
-    const int64_t share = cg_planes_bytes(plan, plane + cg_prod(dims->out, 3), 4) / threads;
     return plan->problem.dtype == CG_F32 && step->vlen * 4 == 64 &&
            step->item_rows >= dims->in[1] && plane * 4 % 64 != 0 &&
-           share > plan->target.l2_bytes / 2;
+           core_share(plan, plane + cg_prod(dims->out, 3)) > plan->target.l2_bytes / 2;
 }
 
 /* What the turned and flat steps share: one channel per group, the planes in place (dx: dy

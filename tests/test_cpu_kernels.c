@@ -119,7 +119,7 @@ static void check_pack_on(const char *dir, const cg_problem *problems, int count
     cgrt_pack_close(pack);
 }
 
-static void check_pack_on_every_isa(const char *dir, const cg_problem *problems, int count,
+static void check_pack_on_path_isas(const char *dir, const cg_problem *problems, int count,
                                     const char *label) {
     check_pack_on(dir, problems, count, PATH_ISAS, label);
 }
@@ -133,7 +133,7 @@ static void check_planned_pack(const char *name, const cg_problem *problems, int
     build_cpu_pack(name, problems, count, tiny_l3, dir);
     snprintf(test, sizeof test, "d=%s; t=%d; n=%d; %s", dir, tiny_l3, count, planned);
     if (system(test) != 0) fail_msg("%s: the paths under test are not planned: %s", name, planned);
-    check_pack_on_every_isa(dir, problems, count, name);
+    check_pack_on_path_isas(dir, problems, count, name);
 }
 
 /* The problems of `config` built twice, as the machine is and under a target that claims a
@@ -271,7 +271,7 @@ static void check_override_pack(const char *leaf, const char *config, const char
         snprintf(grep, sizeof grep, planned, dir);
         if (system(grep) != 0) fail_msg("%s: not planned as the test needs: %s", leaf, grep);
     }
-    check_pack_on_every_isa(dir, problems, count, leaf);
+    check_pack_on_path_isas(dir, problems, count, leaf);
     free(problems);
 }
 
@@ -777,7 +777,7 @@ static void test_streaming_reorders(void **state) {
              "xargs grep -l 'define COUT 40\\|define GROUPS 2' | wc -l) -eq 2",
              dir);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "streaming");
+    check_pack_on_path_isas(dir, problems, count, "streaming");
     free(problems);
 }
 
@@ -855,7 +855,7 @@ static void test_planar_conv_rows(void **state) {
                  "test $(grep -l 'define STREAM %d' %s/src/*_pbwdd_* %s/src/*_pfwd_* | wc -l) -eq 10",
                  tiny_l3, dir, dir);
         assert_int_equal(system(grep), 0);
-        check_pack_on_every_isa(dir, problems, count, "rows");
+        check_pack_on_path_isas(dir, problems, count, "rows");
     }
     free(problems);
 }
@@ -1339,7 +1339,7 @@ static void test_dw_1x1_gemm_kernels(void **state) {
     /* the path under test is really planned: every problem on every ISA */
     snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 26", dir);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "dw_1x1_gemm");
+    check_pack_on_path_isas(dir, problems, count, "dw_1x1_gemm");
     free(problems);
     /* A forced tile of 5 rows: panels of 40 channels, not whole vectors, whose copy wrote the
      * last pixel's third vector past the staged panel (ResNet's 2048 <- 512 at 7x7: the
@@ -1428,7 +1428,7 @@ static void test_dw_split_cl_kernels(void **state) {
              "grep -l 'define CIN 1100$' %s/src/*cbwdw*__avx512.c | "
              "xargs grep -q 'define GROUP_BLOCKS [1-3] '", dir, dir);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "dw_split_cl");
+    check_pack_on_path_isas(dir, problems, count, "dw_split_cl");
     free(problems);
     static const char forced[] =
         "{\"problems\": ["
@@ -1481,7 +1481,7 @@ static void test_depthwise_turned_kernels(void **state) {
     /* the path under test is really planned: every problem on every ISA */
     snprintf(grep, sizeof grep, "test $(ls %s/src/*dwtbwd*.c | wc -l) -eq %d", dir, 2 * count);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "depthwise_turned");
+    check_pack_on_path_isas(dir, problems, count, "depthwise_turned");
     free(problems);
 }
 
@@ -1693,7 +1693,7 @@ static void test_depthwise_rows_kernels(void **state) {
              "test $(grep -l 'define PAIRS 1 ' %s/src/*dwrbwdw*__avx512.c | wc -l) -eq 3",
              dir, count, dir);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, problems, count, "depthwise_rows");
+    check_pack_on_path_isas(dir, problems, count, "depthwise_rows");
     free(problems);
 }
 
@@ -1753,7 +1753,7 @@ static void test_dx_1x1_gemm_kernels(void **state) {
     snprintf(grep, sizeof grep,
              "test $(grep -l 'define KC 1[14] ' %s/src/*xbwdd*__avx512.c | wc -l) -eq 4", dir);
     assert_int_equal(system(grep), 0);
-    check_pack_on_every_isa(dir, passes, 4, "dx_1x1_gemm_passes");
+    check_pack_on_path_isas(dir, passes, 4, "dx_1x1_gemm_passes");
     free(problems);
 }
 
@@ -1805,7 +1805,7 @@ static void test_conv_1x1_kernels(void **state) {
                  "wc -l) -eq 9; }",
                  dir, small_l1, dir);
         assert_int_equal(system(grep), 0);
-        check_pack_on_every_isa(dir, problems, count, "conv_1x1");
+        check_pack_on_path_isas(dir, problems, count, "conv_1x1");
     }
     free(problems);
 }
