@@ -909,11 +909,19 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
         cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
         return "cpu/dw_1x1_gemm.c.in";
-    case CG_STEP_DW_SPLIT_CL:
+    case CG_STEP_DW_SPLIT_CL: {
+        /* the tiles read the tensors in place, or (in_staged) each chunk's f32 copy */
+        const cg_dtype tile_dtype = s->in_staged ? CG_F32 : p->dtype;
         cg_values_set(v, "X_ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "DY_ELEM", "%s", elem_type(p->dtype));
-        cg_values_set(v, "LOAD_X", "%s", load_fn(p->dtype));
+        cg_values_int(v, "STAGED", s->in_staged);
+        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(p->dtype));
+        cg_values_set(v, "TILE_X_ELEM", "%s", elem_type(tile_dtype));
+        cg_values_set(v, "TILE_DY_ELEM", "%s", elem_type(tile_dtype));
+        cg_values_set(v, "LOAD_X", "%s", load_fn(tile_dtype));
         set_dw_gemm(v, p, s);
+        cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(tile_dtype));
+        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(tile_dtype));
         set_triple(v, "F", s->filter);
         set_triple(v, "D", s->dilation);
         set_triple(v, "P", s->pad_lo);
@@ -924,6 +932,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "GROUP_BLOCKS", s->block_run);
         cg_values_int(v, "CHUNK_UNITS", s->item_rows);
         return "cpu/dw_split_cl.c.in";
+    }
     case CG_STEP_PLANAR_PHASES:
         set_planar_tile(v, s, p->dtype);
         set_planar_phase_taps(v, s);

@@ -1378,7 +1378,9 @@ static void test_dw_1x1_gemm_kernels(void **state) {
  * of 257 pixels and more), groups of blocks, one output channel; filters of several taps: 3x3
  * stride 2 padded, 3x2 dilated with a column stride and asymmetric padding, 1-D of 5 taps
  * (f16), 3-D strided, a padded 1x1 (bf16), a 4x4 reaching past a 3x4 input on every side
- * (taps with no pixel, rows and columns clipped); a forced 5 x 2 tile and 3 splits
+ * (taps with no pixel, rows and columns clipped); 16-bit chunks converted to f32 on the stack
+ * (staged; 1600 channels in chunks of 32 pixels), and read in place where a chunk (a dy row of
+ * 401 pixels, 300 channels) does not fit; a forced 5 x 2 tile and 3 splits
  * of 40 dy rows at a column stride of 2, in chunks of 9 rows and a last of 4; dw pre-filled
  * with NaN. */
 static void test_dw_split_cl_kernels(void **state) {
@@ -1416,17 +1418,26 @@ static void test_dw_split_cl_kernels(void **state) {
         "\"n\":2,\"c\":32,\"k\":72,\"input\":[9,9],\"filter\":[1,1],\"pad_lo\":[1,0],"
         "\"pad_hi\":[0,2]},"
         "{\"name\":\"t_beyond\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":1,\"c\":16,"
-        "\"k\":64,\"input\":[3,4],\"filter\":[4,4],\"pad\":[3,3]}]}";
+        "\"k\":64,\"input\":[3,4],\"filter\":[4,4],\"pad\":[3,3]},"
+        "{\"name\":\"h16_wide\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"dtype\":\"f16\","
+        "\"n\":1,\"c\":1600,\"k\":70,\"input\":[17,17],\"filter\":[1,1]},"
+        "{\"name\":\"h16_row\",\"op\":\"bwd_weight\",\"layout\":\"NWC\",\"dtype\":\"f16\","
+        "\"n\":1,\"c\":300,\"k\":16,\"input\":[801],\"filter\":[1],\"stride\":[2]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("dw_split_cl", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA, and the 1100-channel
-     * problem's 4 blocks in groups of fewer (a block's slice is 275 KiB) */
+     * problem's 4 blocks in groups of fewer (a block's slice is 275 KiB); 16-bit chunks staged
+     * in f32 but for the 401-pixel rows of 300 channels (read in place), f32 never */
     snprintf(grep, sizeof grep,
-             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 30 && "
+             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 34 && "
              "grep -l 'define CIN 1100$' %s/src/*cbwdw*__avx512.c | "
-             "xargs grep -q 'define GROUP_BLOCKS [1-3] '", dir, dir);
+             "xargs grep -q 'define GROUP_BLOCKS [1-3] ' && "
+             "for f in %s/src/*cbwdw*.c; do "
+             "if grep -q 'define X_ELEM float' $f || grep -q 'define CIN 300$' $f; "
+             "then want=0; else want=1; fi; "
+             "grep -q \"define STAGED $want$\" $f || exit 1; done", dir, dir, dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_path_isas(dir, problems, count, "dw_split_cl");
     free(problems);

@@ -1345,7 +1345,7 @@ static void test_dw_1x1_gemm(void **state) {
  * floats), whole dy rows where strided; blocks per item within a quarter of the 1 MiB L2 (C x
  * 64 floats a block: 4 at 256 channels, 2 at 512); at least 4 items a thread, from splits of at
  * least 512 pixels, else more groups of blocks, then more splits; under 8 a thread, a multiple
- * of the threads. */
+ * of the threads. 16-bit storage stages each chunk in f32 where it fits 384 KiB. */
 static void test_dw_split_cl(void **state) {
     (void)state;
     static const struct {
@@ -1416,6 +1416,28 @@ static void test_dw_split_cl(void **state) {
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
                          CG_STEP_DW_SPLIT_CL);
+    /* 16-bit storage: each chunk's x pixels and a block's dy slice converted to f32 on the
+     * stack (staged) within 384 KiB, flat chunks halved to fit; f32 reads in place */
+    static const struct {
+        const char *problem;
+        int staged;
+        int64_t chunk;
+    } storage[] = {
+        {"bwdw_f16_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 64},
+        {"bwdw_bf16_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 2},
+        {"bwdw_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 64},
+        /* (1600 + 64) x 4 bytes a pixel: 64 pixels take 416 KiB, 32 fit */
+        {"bwdw_f16_nhwc_g1mb1ic1600oc64_i17x17_o17x17_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 32},
+        /* a chunk is one dy row of 401 pixels, (300 + 16) x 4 bytes each: 495 KiB */
+        {"bwdw_f16_nwc_g1mb1ic300oc16_i801_o401_f1_s2_d1_pl0_ph0", 0, 1},
+    };
+    for (size_t c = 0; c < sizeof storage / sizeof storage[0]; c++) {
+        const cg_step *split = planned_step(storage[c].problem, &base_target, CG_STEP_DW_SPLIT_CL, &plan);
+        if (split->in_staged != storage[c].staged || split->item_rows != storage[c].chunk)
+            fail_msg("%s: staged %d, chunk %lld", storage[c].problem, split->in_staged,
+                     (long long)split->item_rows);
+        free(plan);
+    }
 }
 
 /* A dense 1x1 dx alone on small f32 planes (16 to 255 pixels at stride 1, 16 to 63 with
