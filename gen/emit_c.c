@@ -1028,6 +1028,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "PLANE_RUN", s->plane_run);
         cg_values_int(v, "W_PREFETCH", s->w_prefetch);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
+        cg_values_set(v, "SRC_ELEM", "%s", elem_type(view_dtype(p, &s->src)));
+        cg_values_int(v, "STAGED", s->in_staged); /* 16-bit dy rows converted per item */
+        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src)));
         return "cpu/conv.c.in";
     case CG_STEP_DEPTHWISE:
         set_view(v, "SRC", &s->src);

@@ -180,11 +180,14 @@ static int dense_dw_in_place(const cg_plan *plan, cg_tensor tensor) {
 
 /* Places an input view: directly on the problem's tensor when that already is unpadded f32
  * channels-last (any storage type for the depthwise kernels, a dense dw's x and a dense dw
- * alone's dy), else in the workspace behind a TO_CL step. */
-static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, char *msg) {
+ * alone's dy, and where `staged` a dense dx alone's dy: cg_conv_stages_dy), else in the
+ * workspace behind a TO_CL step. */
+static cg_status place_input(cg_plan *plan, cg_view *view, cg_tensor tensor, int staged,
+                             char *msg) {
     const cg_problem *p = &plan->problem;
     if (p->channels_last &&
-        (p->dtype == CG_F32 || depthwise_in_place(plan) || dense_dw_in_place(plan, tensor)) &&
+        (p->dtype == CG_F32 || depthwise_in_place(plan) || dense_dw_in_place(plan, tensor) ||
+         staged) &&
         !cg_view_padded(view)) {
         view->buffer = tensor;
         view->offset = 0;
@@ -364,7 +367,7 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         const int x_unpadded = unpadded || dense_dw_in_place(plan, CG_T_X);
         cg_view_init(&x_view, p->n, p->c, dims.in, x_unpadded ? NULL : dims.pad_lo,
                      x_unpadded ? NULL : dims.pad_hi);
-        if ((status = place_input(plan, &x_view, CG_T_X, msg)) != CG_OK) return status;
+        if ((status = place_input(plan, &x_view, CG_T_X, 0, msg)) != CG_OK) return status;
     }
     /* ... and dy too when no dx shares its view: the kernel turns each block of rows into
      * channels-last on its stack (row blocks of ~512 pixels x 64 channels: rows of at most 512
@@ -374,7 +377,9 @@ cg_status cg_plan_make(const cg_problem *problem, const cg_target *target, cg_pl
         cg_planar_plane_view(&dy_view, CG_T_DY, p->n, p->k, dims.out);
     } else if (need_dy) {
         cg_view_init(&dy_view, p->n, p->k, dims.out, dy_pad_lo, dy_pad_hi);
-        if ((status = place_input(plan, &dy_view, CG_T_DY, msg)) != CG_OK) return status;
+        if ((status = place_input(plan, &dy_view, CG_T_DY, cg_conv_stages_dy(plan, &dims), msg)) !=
+            CG_OK)
+            return status;
     }
     if (want_fwd && (status = cg_plan_fwd(plan, &dims, &x_view, msg)) != CG_OK) return status;
     if (want_dx && (status = cg_plan_dx(plan, &dims, &dy_view, msg)) != CG_OK) return status;

@@ -1821,6 +1821,53 @@ static void test_conv_1x1_kernels(void **state) {
     free(problems);
 }
 
+/* 16-bit dense channels-last dx alone whose stride phases are single taps: dy read in place
+ * (no tocldy step), each CONV item converting its dy rows to f32 on the stack (conv.c.in
+ * STAGED), AVX-512 and AVX2: 1x1 into two blocks (the last of 16 channels), strided 1x1 (the
+ * other positions zero-filled), 2x2 stride 2 (four phases of one tap), two groups (spilled
+ * lanes), 1-D of three taps at stride 3, 3-D; and with a 16 KiB L2 items of two rows and a
+ * last of one. dx pre-filled with NaN. A padded 3x1 dx (taps in dy's padding) keeps its f32
+ * copy. */
+static void test_conv_staged_dy_kernels(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"h1x1\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":80,\"k\":48,\"input\":[9,11],\"filter\":[1,1]},"
+        "{\"name\":\"b1x1s2\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":40,\"k\":72,\"input\":[13,10],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"h2x2s2\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":24,\"k\":33,\"input\":[10,12],\"filter\":[2,2],\"stride\":[2,2]},"
+        "{\"name\":\"groups\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":64,\"k\":96,\"groups\":2,\"input\":[7,9],\"filter\":[1,1]},"
+        "{\"name\":\"line\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NWC\","
+        "\"n\":2,\"c\":20,\"k\":50,\"input\":[37],\"filter\":[3],\"stride\":[3]},"
+        "{\"name\":\"vol\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NDHWC\","
+        "\"n\":1,\"c\":16,\"k\":24,\"input\":[4,5,6],\"filter\":[1,1,1]},"
+        "{\"name\":\"f3\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":24,\"k\":40,\"input\":[6,7],\"filter\":[3,1],\"pad\":[1,0]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("conv_staged_dy", problems, count, 0, dir);
+    /* every dx CONV source staged but the 3x1's (40 input channels), whose dy alone is copied */
+    snprintf(grep, sizeof grep,
+             "test $(ls %s/src/*tocldy*.c | wc -l) -eq 2 && for f in %s/src/*_bwdd_*.c; do "
+             "if grep -q 'define CIN 40$' $f; then want=0; else want=1; fi; "
+             "grep -q \"define STAGED $want$\" $f || exit 1; done",
+             dir, dir);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_path_isas(dir, problems, count, "conv_staged_dy");
+    free(problems);
+    static const char rows[] =
+        "{\"problems\": ["
+        "{\"name\":\"rows\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":8,\"c\":64,\"k\":40,\"input\":[9,11],\"filter\":[1,1]}]}";
+    check_override_pack("conv_staged_dy_rows", rows, "{}", "CONVGRAD_L2_BYTES=16384",
+                        "grep -l 'define STAGED 1$' %s/src/*_bwdd_*__avx512.c | "
+                        "xargs grep -q 'define ITEM_ROWS 2$'");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_avx512),
@@ -1852,6 +1899,7 @@ int main(void) {
         cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
+        cmocka_unit_test(test_conv_staged_dy_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),

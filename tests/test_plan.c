@@ -1440,6 +1440,58 @@ static void test_dw_split_cl(void **state) {
     }
 }
 
+/* A dense channels-last dx alone in 16-bit storage whose stride phases are single taps reads
+ * dy in place: no TO_CL step, every CONV step staging its items' dy rows (in_staged), items of
+ * rows (no block runs), at most 256 KiB of rows an item. f32 reads in place unstaged; taps
+ * reaching into dy's padding, a db beside the dx, and dy rows past 256 KiB keep the f32 copy. */
+static void test_conv_staged_dy(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int convs, staged, to_cl;
+    } cases[] = {
+        {"bwdd_f16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 1, 0},
+        {"bwdd_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 0},
+        {"bwdd_f16_nhwc_g1mb2ic32oc48_i20x20_o10x10_f2x2_s2x2_d1x1_pl0x0_ph0x0", 4, 1, 0},
+        {"bwdd_bf16_nwc_g2mb2ic32oc48_i60_o20_f3_s3_d1_pl0_ph0", 3, 1, 0},
+        {"bwdd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 0},
+        {"bwdd_f16_nhwc_g1mb2ic32oc48_i20x20_o20x20_f3x1_s1x1_d1x1_pl1x0_ph1x0", 1, 0, 1},
+        {"bwdd-bwdb_f16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 1},
+        /* a dy row of 20000 pixels x 16 channels: 1.25 MiB as f32 */
+        {"bwdd_f16_nwc_g1mb1ic16oc16_i20000_o20000_f1_s1_d1_pl0_ph0", 1, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &base_target);
+        int staged = 0, unstaged = 0;
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind != CG_STEP_CONV) continue;
+            if (s->in_staged && s->src.buffer == CG_T_DY && s->block_run == 0) staged++;
+            if (!s->in_staged) unstaged++;
+        }
+        if (count_kind(plan, CG_STEP_CONV) != cases[c].convs ||
+            staged != (cases[c].staged ? cases[c].convs : 0) ||
+            unstaged != (cases[c].staged ? 0 : cases[c].convs) ||
+            (find_kind(plan, CG_STEP_TO_CL) != NULL) != cases[c].to_cl)
+            fail_msg("%s: %d conv steps, %d staged, %d not, to_cl %d", cases[c].problem,
+                     count_kind(plan, CG_STEP_CONV), staged, unstaged,
+                     find_kind(plan, CG_STEP_TO_CL) != NULL);
+        free(plan);
+    }
+    /* 2048 <- 256 channels (2 MiB of weights): 4 rows of 100 KiB an item on a 2 MiB L2 (row
+     * items, block runs being f32's), staged in items of 2 rows (200 KiB) */
+    cg_target l2 = base_target;
+    l2.l2_bytes = 2 << 20;
+    cg_plan *plan;
+    const cg_step *conv = planned_step(
+        "bwdd_f16_nhwc_g1mb32ic2048oc256_i8x100_o8x100_f1x1_s1x1_d1x1_pl0x0_ph0x0", &l2,
+        CG_STEP_CONV, &plan);
+    assert_true(conv->in_staged && conv->block_run == 0);
+    assert_int_equal(conv->item_rows, 2);
+    free(plan);
+}
+
 /* A dense 1x1 dx alone on small f32 planes (16 to 255 pixels at stride 1, 16 to 63 with
  * strides), output channels in whole blocks of 4 vectors: one DX_GEMM_1X1 step reading the
  * weights in place (no PACK_W step, no workspace) whose items are (channel block, run of
@@ -3558,6 +3610,7 @@ int main(void) {
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl),
+        cmocka_unit_test(test_conv_staged_dy),
         cmocka_unit_test(test_dw_x_staged_plan),
         cmocka_unit_test(test_dw_x_staged_planar_plan),
         cmocka_unit_test(test_dx_1x1_gemm),

@@ -15,13 +15,18 @@
  * row of the planes, so the block's weights stay in the L2 for all of them. Along a row, tiles
  * of MR pixels x NV vectors of output channels live in registers; each reduction step loads NV
  * weight vectors and broadcasts MR input values (input channels x taps). A block's weights
- * past the L1 stream from the L2 for every tile; W_PREFETCH asks for them a few steps ahead. */
+ * past the L1 stream from the L2 for every tile; W_PREFETCH asks for them a few steps ahead.
+ * STAGED (a single tap on 16-bit dy in place, row items): each item first converts the input
+ * rows it reads, whole rows of all channels, to f32 on the stack, and its tiles read those. */
 #define SRC_BUF CG_BUF_WORKSPACE
 #define SRC_OFFSET 0
 #define SRC_E0 1
 #define SRC_E1 5
 #define SRC_E2 6
 #define SRC_C 18
+#define SRC_ELEM float /* the view's storage: f32, or 16-bit (STAGED) */
+#define STAGED 0
+#define TO_F32 cg_to_f32
 #define DST_BUF CG_T_DX
 #define DST_OFFSET 0
 #define DST_E0 1
@@ -72,9 +77,14 @@
 #define TAIL_LANES (LAST_LANES - (NV_LAST - 1) * CG_VLEN) /* lanes of its last vector */
 #define TAPS (TAPS0 * TAPS1 * TAPS2)
 #define ROW_TAIL (COUNT2 % MR)
+/* elements of an input row the tiles read (its first pixel to its last), and between the
+ * input rows of consecutive output rows: in the view, or on the stack (STAGED) */
+#define ROW_SPAN (((int64_t)IN_STEP2 * (COUNT2 - 1) + 1) * SRC_C)
+#define IN_ROW_PITCH (STAGED ? ROW_SPAN : (int64_t)IN_STEP1 * SRC_E2 * SRC_C)
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
+_Static_assert(!STAGED || (TAPS == 1 && !BLOCK_RUN), "staged: a single tap, row items");
 
 /* One register tile: mr pixels x nv vectors (nv == NV except in the last channel block, whose
  * last vector holds only `lanes` valid lanes). mr, nv, lanes and spill are constants at every
@@ -133,7 +143,7 @@ static inline __attribute__((always_inline)) void rows_of(const float *in, const
                                                           const int nv, const int lanes,
                                                           const int spill) {
     for (int64_t r = 0; r < rows; r++) {
-        const float *in_row = in + (int64_t)r * IN_STEP1 * SRC_E2 * SRC_C;
+        const float *in_row = in + r * IN_ROW_PITCH;
         DST_ELEM *out_row = out + (int64_t)r * OUT_STEP1 * DST_E2 * DST_C;
         int h2 = 0;
         for (; h2 + MR <= COUNT2; h2 += MR)
@@ -146,7 +156,7 @@ static inline __attribute__((always_inline)) void rows_of(const float *in, const
 }
 
 /* Where output rows h1.. of plane (n, h0) read their input and write their output. */
-static inline const float *input_at(const float *src, int64_t n, int64_t h0, int64_t h1) {
+static inline const SRC_ELEM *input_at(const SRC_ELEM *src, int64_t n, int64_t h0, int64_t h1) {
     return src + (((n * SRC_E0 + IN_BASE0 + IN_STEP0 * h0) * SRC_E1 + IN_BASE1 + IN_STEP1 * h1) *
                       SRC_E2 + IN_BASE2) * SRC_C;
 }
@@ -155,14 +165,21 @@ static inline DST_ELEM *output_at(DST_ELEM *dst, int64_t n, int64_t h0, int64_t 
                       DST_E2 + OUT_BASE2) * DST_C;
 }
 
+/* STAGED: `rows` input rows from `in` (input_at's) converted into stage, ROW_SPAN apart. */
+static void stage_rows(const SRC_ELEM *in, int64_t rows, float *stage) {
+    for (int64_t r = 0; r < rows; r++)
+        TO_F32(in + r * IN_STEP1 * SRC_E2 * SRC_C, stage + r * ROW_SPAN, ROW_SPAN);
+}
+
 /* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN). */
-static void block_run_item(const float *src, DST_ELEM *dst, const float *wpack, int64_t item) {
+static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack, int64_t item) {
     const int64_t runs = PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1;
     const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
     for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++)
         for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
             const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
-            const float *in = input_at(src, n, h0, 0), *w = wpack + b * TAPS * CIN * NR;
+            const float *in = (const float *)(const void *)input_at(src, n, h0, 0);
+            const float *w = wpack + b * TAPS * CIN * NR;
             DST_ELEM *out = output_at(dst, n, h0, 0) + b * NR;
             if (b < BLOCKS - 1) rows_of(in, w, out, COUNT1, NV, CG_VLEN, 0);
             else rows_of(in, w, out, COUNT1, NV_LAST, TAIL_LANES, 0);
@@ -170,9 +187,10 @@ static void block_run_item(const float *src, DST_ELEM *dst, const float *wpack, 
 }
 
 void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x32_u6c018449__avx512(const cg_kernel_params *params, void *const *buffers) {
-    const float *src = (const float *)((const char *)buffers[SRC_BUF] + SRC_OFFSET);
+    const SRC_ELEM *src = (const SRC_ELEM *)((const char *)buffers[SRC_BUF] + SRC_OFFSET);
     DST_ELEM *dst = (DST_ELEM *)((char *)buffers[DST_BUF] + DST_OFFSET);
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
+    float stage[STAGED ? ITEM_ROWS * ROW_SPAN : 1] __attribute__((aligned(64)));
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         if (BLOCK_RUN) {
             block_run_item(src, dst, wpack, item);
@@ -181,7 +199,9 @@ void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x32_u6c018449__avx512(const cg_kernel_param
         const int64_t h1 = item % ROW_BLOCKS * ITEM_ROWS, h0 = (item / ROW_BLOCKS) % COUNT0;
         const int64_t n = item / (ROW_BLOCKS * COUNT0);
         const int64_t rows = COUNT1 - h1 < ITEM_ROWS ? COUNT1 - h1 : ITEM_ROWS;
-        const float *in = input_at(src, n, h0, h1);
+        if (STAGED) stage_rows(input_at(src, n, h0, h1), rows, stage);
+        const float *in =
+            STAGED ? stage : (const float *)(const void *)input_at(src, n, h0, h1);
         DST_ELEM *out = output_at(dst, n, h0, h1);
         /* Groups in ascending order: a block's spilled lanes land on the next group's
          * channels of the same pixels, written right after (never on another item's). */
