@@ -263,10 +263,13 @@ static int depthwise_by_columns(const cg_plan *plan, const cg_step *step) {
 }
 
 /* A dense channels-last dx alone in 16-bit storage reads dy in place where every stride
- * phase is a single tap (its kernel reads no padding), each CONV item converting its dy rows
- * to f32 on the stack once for all of its channel blocks. Behind a TO_CL step instead, dy was
- * written to the workspace as f32 and read back, a pass of three times its 16-bit bytes: ResNet's
- * NHWC 1x1 dx at 56x56 ran at 72-80% of their f32 speed in f16 and bf16. */
+ * phase is a single tap (its kernel reads no padding), each CONV row item converting its dy
+ * rows to f32 on the stack once for all of its channel blocks. Behind a TO_CL step instead, dy
+ * was written to the workspace as f32 and read back, a pass of three times its 16-bit bytes:
+ * ResNet's NHWC 1x1 dx at 56x56 ran at 72-80% of their f32 speed in f16 and bf16, 90-93%
+ * staged; at 14x14 93-98% against 99-101% staged. Where the weights pass half the L2 (one
+ * group) the items are block runs, which would convert each row once per block: ResNet's
+ * 2048-channel 7x7 dx ran 89-94% of f32 so against 94-99% on the copy, which they keep. */
 int cg_conv_stages_dy(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || !p->channels_last || p->dtype == CG_F32 ||
@@ -275,10 +278,11 @@ int cg_conv_stages_dy(const cg_plan *plan, const cg_dims *dims) {
     for (int i = 0; i < 3; i++)
         if (dims->filter[i] > 1 && (dims->dilation[i] != 1 || dims->filter[i] > dims->stride[i]))
             return 0;
+    if (p->groups == 1 && p->k * p->c * 4 > plan->target.l2_bytes / 2) return 0;
     return dims->out[2] * p->k * 4 <= CG_CONV_STAGE_BYTES;
 }
 
-/* Output rows per item of a staged CONV step: its rows' dy (whole rows as f32) within
+/* Output rows per row item of a staged CONV step: its rows' dy (whole rows as f32) within
  * CG_CONV_STAGE_BYTES. */
 static int64_t staged_item_rows(const cg_step *step, int64_t rows) {
     const int64_t row_bytes = step->count[2] * step->src.channels * 4;
@@ -297,10 +301,11 @@ static void finish_conv(const cg_plan *plan, cg_step *step) {
                                          : cg_tile_mr(plan->target.isa, step->nv, step->count[2]);
     step->w_prefetch = conv_w_prefetch(plan, step);
     step->by_columns = depthwise_by_columns(plan, step);
-    /* a 16-bit dy in place (cg_conv_stages_dy): row items, each staging its rows */
+    /* a 16-bit dy in place (cg_conv_stages_dy): each row item stages its rows (a block run,
+     * each plane's rows one at a time) */
     step->in_staged = !step->depthwise && step->src.buffer == CG_T_DY &&
                       plan->problem.dtype != CG_F32;
-    step->work_items = step->in_staged ? 0 : conv_block_items(plan, step);
+    step->work_items = conv_block_items(plan, step);
     if (step->work_items > 0) {
         step->item_rows = step->count[1];
         return;

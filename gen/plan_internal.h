@@ -107,8 +107,8 @@ int cg_planar_dw_flat_applies(const cg_problem *p, const cg_dims *dims, int vlen
  * dy rows in (an item's rows, once for all of its channel blocks; see cg_conv_stages_dy). */
 #define CG_CONV_STAGE_BYTES ((int64_t)256 << 10)
 /* Whether a dense channels-last dx alone reads a 16-bit dy in place, each CONV step staging
- * its items' rows in f32: every stride phase a single tap (no dy padding to add) and a dy row
- * within CG_CONV_STAGE_BYTES as f32. */
+ * its items' rows in f32: every stride phase a single tap (no dy padding to add), weights that
+ * leave the items rows (not block runs), a dy row within CG_CONV_STAGE_BYTES as f32. */
 int cg_conv_stages_dy(const cg_plan *plan, const cg_dims *dims);
 
 /* plan_winograd.c: the Winograd output tile m (2 or 4) for the problem, 0 when the Winograd

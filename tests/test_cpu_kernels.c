@@ -1825,9 +1825,10 @@ static void test_conv_1x1_kernels(void **state) {
  * (no tocldy step), each CONV item converting its dy rows to f32 on the stack (conv.c.in
  * STAGED), AVX-512 and AVX2: 1x1 into two blocks (the last of 16 channels), strided 1x1 (the
  * other positions zero-filled), 2x2 stride 2 (four phases of one tap), two groups (spilled
- * lanes), 1-D of three taps at stride 3, 3-D; and with a 16 KiB L2 items of two rows and a
- * last of one. dx pre-filled with NaN. A padded 3x1 dx (taps in dy's padding) keeps its f32
- * copy. */
+ * lanes), 1-D of three taps at stride 3, 3-D; with a 32 KiB L2 items of two rows and a last
+ * of one (two groups), and block runs (a row staged at a time, a stride of 2 along the rows:
+ * 80 output channels in two blocks pass half a 32 KiB L2 where their weights do not). dx
+ * pre-filled with NaN. A padded 3x1 dx (taps in dy's padding) keeps its f32 copy. */
 static void test_conv_staged_dy_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -1862,10 +1863,17 @@ static void test_conv_staged_dy_kernels(void **state) {
     static const char rows[] =
         "{\"problems\": ["
         "{\"name\":\"rows\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
-        "\"n\":8,\"c\":64,\"k\":40,\"input\":[9,11],\"filter\":[1,1]}]}";
-    check_override_pack("conv_staged_dy_rows", rows, "{}", "CONVGRAD_L2_BYTES=16384",
+        "\"n\":8,\"c\":128,\"k\":80,\"groups\":2,\"input\":[9,11],\"filter\":[1,1]}]}";
+    check_override_pack("conv_staged_dy_rows", rows, "{}", "CONVGRAD_L2_BYTES=32768",
                         "grep -l 'define STAGED 1$' %s/src/*_bwdd_*__avx512.c | "
                         "xargs grep -q 'define ITEM_ROWS 2$'");
+    static const char runs[] =
+        "{\"problems\": ["
+        "{\"name\":\"runs\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":80,\"k\":40,\"input\":[5,11],\"filter\":[1,1],\"stride\":[1,2]}]}";
+    check_override_pack("conv_staged_dy_runs", runs, "{}", "CONVGRAD_L2_BYTES=32768",
+                        "grep -l 'define STAGED 1$' %s/src/*_bwdd_*__avx512.c | "
+                        "xargs grep -q 'define BLOCK_RUN [1-9]'");
 }
 
 int main(void) {

@@ -1441,9 +1441,10 @@ static void test_dw_split_cl(void **state) {
 }
 
 /* A dense channels-last dx alone in 16-bit storage whose stride phases are single taps reads
- * dy in place: no TO_CL step, every CONV step staging its items' dy rows (in_staged), items of
- * rows (no block runs), at most 256 KiB of rows an item. f32 reads in place unstaged; taps
- * reaching into dy's padding, a db beside the dx, and dy rows past 256 KiB keep the f32 copy. */
+ * dy in place: no TO_CL step, every CONV step staging its items' dy rows (in_staged), at most
+ * 256 KiB of rows a row item. f32 reads in place unstaged; taps reaching into dy's padding, a
+ * db beside the dx, dy rows past 256 KiB and one group's weights past half the L2 (block runs)
+ * keep the f32 copy. */
 static void test_conv_staged_dy(void **state) {
     (void)state;
     static const struct {
@@ -1451,7 +1452,7 @@ static void test_conv_staged_dy(void **state) {
         int convs, staged, to_cl;
     } cases[] = {
         {"bwdd_f16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 1, 0},
-        {"bwdd_bf16_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 0},
+        {"bwdd_bf16_nhwc_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 0},
         {"bwdd_f16_nhwc_g1mb2ic32oc48_i20x20_o10x10_f2x2_s2x2_d1x1_pl0x0_ph0x0", 4, 1, 0},
         {"bwdd_bf16_nwc_g2mb2ic32oc48_i60_o20_f3_s3_d1_pl0_ph0", 3, 1, 0},
         {"bwdd_f32_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 0},
@@ -1459,6 +1460,9 @@ static void test_conv_staged_dy(void **state) {
         {"bwdd-bwdb_f16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 1},
         /* a dy row of 20000 pixels x 16 channels: 1.25 MiB as f32 */
         {"bwdd_f16_nwc_g1mb1ic16oc16_i20000_o20000_f1_s1_d1_pl0_ph0", 1, 0, 1},
+        /* weights of half the 1 MiB L2 staged, past it not */
+        {"bwdd_f16_nhwc_g1mb8ic512oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 1, 0},
+        {"bwdd_f16_nhwc_g1mb8ic1024oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1467,7 +1471,7 @@ static void test_conv_staged_dy(void **state) {
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
             if (s->kind != CG_STEP_CONV) continue;
-            if (s->in_staged && s->src.buffer == CG_T_DY && s->block_run == 0) staged++;
+            if (s->in_staged && s->src.buffer == CG_T_DY) staged++;
             if (!s->in_staged) unstaged++;
         }
         if (count_kind(plan, CG_STEP_CONV) != cases[c].convs ||
@@ -1479,15 +1483,19 @@ static void test_conv_staged_dy(void **state) {
                      find_kind(plan, CG_STEP_TO_CL) != NULL);
         free(plan);
     }
-    /* 2048 <- 256 channels (2 MiB of weights): 4 rows of 100 KiB an item on a 2 MiB L2 (row
-     * items, block runs being f32's), staged in items of 2 rows (200 KiB) */
+    /* two groups of 1024 <- 256 channels (2 MiB of weights, so rows of a plane share an item:
+     * 2 rows of 200 KiB within a quarter of a 2 MiB L2), staged one row an item */
     cg_target l2 = base_target;
     l2.l2_bytes = 2 << 20;
     cg_plan *plan;
     const cg_step *conv = planned_step(
-        "bwdd_f16_nhwc_g1mb32ic2048oc256_i8x100_o8x100_f1x1_s1x1_d1x1_pl0x0_ph0x0", &l2,
+        "bwdd_f16_nhwc_g2mb32ic2048oc512_i8x100_o8x100_f1x1_s1x1_d1x1_pl0x0_ph0x0", &l2,
         CG_STEP_CONV, &plan);
     assert_true(conv->in_staged && conv->block_run == 0);
+    assert_int_equal(conv->item_rows, 1);
+    free(plan);
+    conv = planned_step("bwdd_f32_nhwc_g2mb32ic2048oc512_i8x100_o8x100_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+                        &l2, CG_STEP_CONV, &plan);
     assert_int_equal(conv->item_rows, 2);
     free(plan);
 }

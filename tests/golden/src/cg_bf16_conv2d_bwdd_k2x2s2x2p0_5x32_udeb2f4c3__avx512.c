@@ -16,8 +16,9 @@
  * of MR pixels x NV vectors of output channels live in registers; each reduction step loads NV
  * weight vectors and broadcasts MR input values (input channels x taps). A block's weights
  * past the L1 stream from the L2 for every tile; W_PREFETCH asks for them a few steps ahead.
- * STAGED (a single tap on 16-bit dy in place, row items): each item first converts the input
- * rows it reads, whole rows of all channels, to f32 on the stack, and its tiles read those. */
+ * STAGED (a single tap on 16-bit dy in place): each row item first converts the input rows it
+ * reads, whole rows of all channels, to f32 on the stack, and its tiles read those (block runs:
+ * a row at a time, per block). */
 #define SRC_BUF CG_BUF_WORKSPACE
 #define SRC_OFFSET 0
 #define SRC_E0 1
@@ -84,7 +85,7 @@
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
-_Static_assert(!STAGED || (TAPS == 1 && !BLOCK_RUN), "staged: a single tap, row items");
+_Static_assert(!STAGED || TAPS == 1, "staged: a single tap");
 
 /* One register tile: mr pixels x nv vectors (nv == NV except in the last channel block, whose
  * last vector holds only `lanes` valid lanes). mr, nv, lanes and spill are constants at every
@@ -171,18 +172,36 @@ static void stage_rows(const SRC_ELEM *in, int64_t rows, float *stage) {
         TO_F32(in + r * IN_STEP1 * SRC_E2 * SRC_C, stage + r * ROW_SPAN, ROW_SPAN);
 }
 
+/* One channel block's rows of a plane (BLOCK_RUN), from `in` (input_at's row 0) in place, or
+ * (STAGED) a row at a time converted into stage first: a plane of a block run's layers (2048
+ * channels at 7x7) would not fit, and a row's conversion costs a few percent of its block's
+ * FMAs (a vector per input channel and 16 pixels against NR/16 FMAs per input value). */
+static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in, const float *w,
+                                                             DST_ELEM *out, float *stage,
+                                                             const int nv, const int lanes) {
+    if (!STAGED) {
+        rows_of((const float *)(const void *)in, w, out, COUNT1, nv, lanes, 0);
+        return;
+    }
+    for (int64_t r = 0; r < COUNT1; r++) {
+        stage_rows(in + r * IN_STEP1 * SRC_E2 * SRC_C, 1, stage);
+        rows_of(stage, w, out + r * OUT_STEP1 * DST_E2 * DST_C, 1, nv, lanes, 0);
+    }
+}
+
 /* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN). */
-static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack, int64_t item) {
+static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack, int64_t item,
+                           float *stage) {
     const int64_t runs = PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1;
     const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
     for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++)
         for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
             const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
-            const float *in = (const float *)(const void *)input_at(src, n, h0, 0);
+            const SRC_ELEM *in = input_at(src, n, h0, 0);
             const float *w = wpack + b * TAPS * CIN * NR;
             DST_ELEM *out = output_at(dst, n, h0, 0) + b * NR;
-            if (b < BLOCKS - 1) rows_of(in, w, out, COUNT1, NV, CG_VLEN, 0);
-            else rows_of(in, w, out, COUNT1, NV_LAST, TAIL_LANES, 0);
+            if (b < BLOCKS - 1) plane_rows(in, w, out, stage, NV, CG_VLEN);
+            else plane_rows(in, w, out, stage, NV_LAST, TAIL_LANES);
         }
 }
 
@@ -190,10 +209,10 @@ void cg_bf16_conv2d_bwdd_k2x2s2x2p0_5x32_udeb2f4c3__avx512(const cg_kernel_param
     const SRC_ELEM *src = (const SRC_ELEM *)((const char *)buffers[SRC_BUF] + SRC_OFFSET);
     DST_ELEM *dst = (DST_ELEM *)((char *)buffers[DST_BUF] + DST_OFFSET);
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
-    float stage[STAGED ? ITEM_ROWS * ROW_SPAN : 1] __attribute__((aligned(64)));
+    float stage[STAGED ? (BLOCK_RUN ? 1 : ITEM_ROWS) * ROW_SPAN : 1] __attribute__((aligned(64)));
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         if (BLOCK_RUN) {
-            block_run_item(src, dst, wpack, item);
+            block_run_item(src, dst, wpack, item, stage);
             continue;
         }
         const int64_t h1 = item % ROW_BLOCKS * ITEM_ROWS, h0 = (item / ROW_BLOCKS) % COUNT0;
