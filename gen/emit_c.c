@@ -1184,6 +1184,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "X_STAGED", s->x_staged);
             cg_values_int(v, "XPANEL", s->x_staged ? s->k_chunk : s->mr);
             cg_values_int(v, "X_STAGED_ONCE", s->x_staged_once);
+            cg_values_int(v, "X_ROWS", s->in_staged); /* 16-bit x rows converted per row block */
+            cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src)));
             cg_values_int(v, "TAPS_INSIDE", s->taps_inside);
             cg_values_set(v, "X_LOADV", "cg_vload%s", vec_suffix(view_dtype(p, &s->src)));
             cg_values_set(v, "X_LOADV_RANGE", "cg_vload_range%s", vec_suffix(view_dtype(p, &s->src)));

@@ -161,7 +161,8 @@ typedef struct cg_step {
                             DEPTHWISE_FLAT_DX (1 or 2 stages), PLANAR_DEPTHWISE: each
                             input plane converted once; DW_SPLIT_CL: each chunk's x pixels
                             and dy slice converted once for all its tiles; CONV (row items):
-                            each item's 16-bit dy rows, read in place, converted once */
+                            each item's 16-bit dy rows, read in place, converted once;
+                            DW_PARTIAL: a row block's 16-bit channels-last x rows, once */
     int whole_planes;    /* DEPTHWISE_TURNED_DX: a band is the block's whole planes, turned
                             back into a stack copy laid out as in dx and copied out in lines */
     int64_t item_pixels; /* CONV flat 1x1 (k_chunk > 0, conv_1x1.c.in): output pixels per

@@ -444,6 +444,23 @@ static void stage_x_once(const cg_target *target, cg_step *part) {
     part->x_staged_once = part->row_block * row_bytes <= cap;
 }
 
+/* A tile reading 16-bit channels-last x in place broadcasts each value through a scalar
+ * conversion on the FMAs' ports, once per tap and output-channel block that reads it:
+ * ResNet's NHWC stem dw (7x7 stride 2 from 3 channels) ran at 55% of its f32 speed in f16
+ * (88% in bf16). Where a row block's x rows (every tap row's, whole rows of every channel)
+ * fit DW_X_ROWS_CAP, they are converted to f32 on the stack once per row block, a vector at
+ * a time, for all of its taps and channel blocks (dw_partial.c.in X_ROWS). */
+#define DW_X_ROWS_CAP ((int64_t)128 << 10)
+static void stage_x_rows(const cg_plan *plan, cg_step *part) {
+    if (part->kind != CG_STEP_DW_PARTIAL || !part->with_weight || plan->problem.dtype == CG_F32 ||
+        plan->target.isa == CG_ISA_GLSL || part->src.buffer != CG_T_X || part->x_planar ||
+        part->x_staged || part->x_turned || part->groups != 1)
+        return;
+    const int64_t bytes = part->row_block * part->taps[0] * part->taps[1] * part->src.extent[2] *
+                          part->src.channels * 4;
+    part->in_staged = bytes <= DW_X_ROWS_CAP;
+}
+
 /* A dense dw on channels-last dy stages its dy rows in blocks of half the L1 (below): with
  * 4-vector blocks one 56-pixel row fills that, and every tile reloads its accumulators and
  * restarts its pixel loop each row; 2-vector blocks (a 14 x 2 tile on AVX-512) hold three.
@@ -745,6 +762,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
                                   split_bytes);
     stage_x_once(target, part);
     tap_order(target, dims, (int64_t)cg_dtype_size(p->dtype), part);
+    stage_x_rows(plan, part);
     stage_turned_dy(plan, part);
     cg_view *broadcast = broadcast_16bit_view(plan, part);
     if (broadcast && cg_plan_convert_planes(plan, broadcast, msg) != CG_OK)

@@ -193,6 +193,7 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
         put_int(b, obj, "row_block", s->row_block);
         if (s->block_run > 0) put_int(b, obj, "block_run", s->block_run);
         if (s->taps_inside) put_bool(b, obj, "taps_inside", s->taps_inside);
+        if (s->in_staged) put_bool(b, obj, "x_rows_staged", s->in_staged);
     }
     if (s->kind == CG_STEP_DW_DEPTHWISE_PARTIAL) {
         put_bool(b, obj, "taps_held", s->taps_held);

@@ -1821,6 +1821,51 @@ static void test_conv_1x1_kernels(void **state) {
     free(problems);
 }
 
+/* Dense dw alone on 16-bit channels-last x of few channels (the dw_partial kernel, x in
+ * place): each row block's x rows, whole, converted to f32 on the stack once (X_ROWS) for all
+ * of its taps and channel blocks, AVX-512 and AVX2: ResNet's stem shape (7x7 stride 2 padded
+ * by 3, 3 channels) small, 3x3 with asymmetric padding and two channel blocks (80 output
+ * channels), dilated 1-D, 3-D strided, a stride along the rows only; rows wholly in the
+ * padding skipped. An f32 twin reads x in place; a row too long for the stage (16-bit,
+ * 1-D of 6000 pixels x 7 channels over 5 taps' rows) converts in place. dw pre-filled with
+ * NaN. */
+static void test_dw_x_rows_kernels(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"stem\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":3,\"k\":64,\"input\":[20,18],\"filter\":[7,7],\"stride\":[2,2],\"pad\":[3,3]},"
+        "{\"name\":\"asym\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":5,\"k\":80,\"input\":[9,13],\"filter\":[3,3],\"pad_lo\":[2,0],"
+        "\"pad_hi\":[0,1]},"
+        "{\"name\":\"line\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
+        "\"n\":3,\"c\":6,\"k\":24,\"input\":[40],\"filter\":[3],\"dilation\":[3],\"pad\":[2]},"
+        "{\"name\":\"vol\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NDHWC\","
+        "\"n\":1,\"c\":4,\"k\":32,\"input\":[5,6,7],\"filter\":[3,3,3],\"stride\":[1,2,2],"
+        "\"pad\":[1,1,1]},"
+        "{\"name\":\"rows2\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":7,\"k\":40,\"input\":[11,10],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]},"
+        "{\"name\":\"f32\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":3,\"k\":64,\"input\":[20,18],\"filter\":[7,7],\"stride\":[2,2],\"pad\":[3,3]},"
+        "{\"name\":\"long\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NWC\","
+        "\"n\":1,\"c\":7,\"k\":16,\"input\":[6000],\"filter\":[5],\"pad\":[2]}]}";
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200], grep[4400];
+    build_cpu_pack("dw_x_rows", problems, count, 0, dir);
+    /* the dw_partial sources: staged rows for every 16-bit problem but the long row */
+    snprintf(grep, sizeof grep,
+             "test $(grep -l 'dw_partial.c.in' %s/src/*.c | wc -l) -eq 14 && "
+             "for f in $(grep -l 'dw_partial.c.in' %s/src/*.c); do "
+             "if grep -q 'define X_ELEM float' $f || grep -q 'define X_E2 6000$' $f; "
+             "then want=0; else want=1; fi; "
+             "grep -q \"define X_ROWS $want \" $f || exit 1; done",
+             dir, dir);
+    assert_int_equal(system(grep), 0);
+    check_pack_on_path_isas(dir, problems, count, "dw_x_rows");
+    free(problems);
+}
+
 /* 16-bit dense channels-last dx alone whose stride phases are single taps: dy read in place
  * (no tocldy step), each CONV item converting its dy rows to f32 on the stack (conv.c.in
  * STAGED), AVX-512 and AVX2: 1x1 into two blocks (the last of 16 channels), strided 1x1 (the
@@ -1908,6 +1953,7 @@ int main(void) {
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_conv_staged_dy_kernels),
+        cmocka_unit_test(test_dw_x_rows_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),
         cmocka_unit_test(test_depthwise_turned_kernels),

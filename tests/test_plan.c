@@ -1440,6 +1440,33 @@ static void test_dw_split_cl(void **state) {
     }
 }
 
+/* A dense dw on 16-bit channels-last x read in place by the dw_partial kernel (few input
+ * channels) converts a row block's x rows to f32 on the stack (in_staged) where they fit 128
+ * KiB; f32, channels-first x, two groups and longer rows broadcast from x in place. */
+static void test_dw_x_rows(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int staged;
+    } cases[] = {
+        {"bwdw_f16_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 1},
+        {"bwdw_bf16_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 1},
+        {"bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0},
+        {"bwdw_f16_nchw_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0},
+        {"bwdw_f16_nhwc_g2mb2ic12oc40_i20x20_o20x20_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        /* 6000 pixels x 7 channels: 164 KiB a row */
+        {"bwdw_f16_nwc_g1mb1ic7oc16_i6000_o6000_f5_s1_d1_pl2_ph2", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *part =
+            planned_step(cases[c].problem, &base_target, CG_STEP_DW_PARTIAL, &plan);
+        if (part->in_staged != cases[c].staged)
+            fail_msg("%s: x rows staged %d", cases[c].problem, part->in_staged);
+        free(plan);
+    }
+}
+
 /* A dense channels-last dx alone in 16-bit storage whose stride phases are single taps reads
  * dy in place: no TO_CL step, every CONV step staging its items' dy rows (in_staged), at most
  * 256 KiB of rows a row item. f32 reads in place unstaged; taps reaching into dy's padding, a
@@ -3619,6 +3646,7 @@ int main(void) {
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl),
         cmocka_unit_test(test_conv_staged_dy),
+        cmocka_unit_test(test_dw_x_rows),
         cmocka_unit_test(test_dw_x_staged_plan),
         cmocka_unit_test(test_dw_x_staged_planar_plan),
         cmocka_unit_test(test_dx_1x1_gemm),

@@ -42,6 +42,10 @@
 #define X_STAGED_ONCE 0 /* X_STAGED: every panel of a row block (every tap's) staged
                                            once, before the run's channel blocks (else each
                                            block stages them again, one panel at a time) */
+#define X_ROWS 0 /* 16-bit channels-last x (one group): the x rows a row block's taps
+                             read, whole rows of every channel, converted to f32 on the stack
+                             once (x_rows) for all of its taps and channel blocks */
+#define TO_F32 cg_to_f32
 #define TAPS_INSIDE 0 /* x in place past the L2's share: each tile of input channels
                                        runs every tap before the next tile */
 #define X_LOADV cg_vload /* X_STAGED: vector loads of X_ELEM as f32 */
@@ -51,6 +55,8 @@
 #define XP_PANELS ((CIN + XPANEL - 1) / XPANEL) /* panels of one tap */
 #define X_PASS (X_STAGED ? XPANEL : CIN) /* input channels per pass of a tap's tiles */
 #define XP_HELD (X_STAGED_ONCE ? TAPS * XP_PANELS : 1) /* panels on the stack */
+#define XR_ROW ((int64_t)X_E2 * X_C) /* X_ROWS: floats of a staged x row */
+#define XR_FLOATS ((int64_t)ROW_BLOCK * TAPS0 * TAPS1 * XR_ROW)
 #define DY_BUF CG_T_DY
 #define DY_OFFSET 0
 #define DY_E0 1
@@ -109,6 +115,7 @@
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
 _Static_assert(!X_STAGED || XPANEL % MR == 0, "x staged in whole tiles");
 _Static_assert(!TAPS_INSIDE || (X_PLANAR && !X_STAGED), "taps inside: x read in place");
+_Static_assert(!X_ROWS || (!X_PLANAR && !X_STAGED && GROUPS == 1), "x rows: channels-last, one group");
 
 static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, const int full,
                                                                const int lanes) {
@@ -246,9 +253,13 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const float *dy_row = dy_row_of(dy, r, r0);
-        /* X_STAGED: the broadcasts come from xs_row (x_row only says whether the row is padding) */
+        /* X_STAGED, X_ROWS: the broadcasts come from xs_row (x_row only says whether the row is
+         * padding); X_ROWS: the tap's staged row, at the tile's first channel of its column 0 */
         const X_ELEM *x_row = x_row_of(x, r, j0, j1, j2);
-        const float *xs_row = X_STAGED ? xs + (r - r0) * OUT2 * XP_STRIDE : xs;
+        const float *xs_row = X_STAGED ? xs + (r - r0) * OUT2 * XP_STRIDE
+                              : X_ROWS ? xs + ((r - r0) * TAPS0 * TAPS1 + j0 * TAPS1 + j1) * XR_ROW
+                                       : xs;
+        const int64_t xs_at = X_ROWS ? (X_BASE2 + DIL2 * j2) * X_C + ci : 0;
         if (DY_PLANAR) dy_prefetch_step(ahead);
         if (!x_row) continue;
         x_row += ci * X_CH;
@@ -265,6 +276,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
 #pragma clang loop unroll(full)
             for (int m = 0; m < mr; m++) {
                 cg_vec b = X_STAGED ? cg_vbcast(xs_row[o2 * XP_STRIDE + m])
+                           : X_ROWS ? cg_vbcast(xs_row[xs_at + o2 * X_PIX + m])
                                     : cg_vbcast(LOAD_X(x_row, o2 * X_PIX + m * X_CH));
 #pragma clang loop unroll(full)
                 for (int v = 0; v < nv; v++) acc[m][v] = cg_vfma(b, d[v], acc[m][v]);
@@ -357,6 +369,20 @@ static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int j0, int j1, int
     }
 }
 
+/* X_ROWS: the x rows that the taps of rows [r0, r1) read, whole (every channel), into
+ * x_rows[(r - r0) * TAPS0 * TAPS1 + j0 * TAPS1 + j1] as f32; rows in the padding are left as
+ * they are (the tiles skip them). */
+static void stage_x_rows(const X_ELEM *x, int64_t r0, int64_t r1, float *x_rows) {
+    for (int64_t r = r0; r < r1; r++)
+        for (int j0 = 0; j0 < TAPS0; j0++)
+            for (int j1 = 0; j1 < TAPS1; j1++) {
+                const X_ELEM *row = x_row_of(x, r, j0, j1, 0); /* at column X_BASE2 */
+                if (row)
+                    TO_F32(row - X_BASE2 * X_C,
+                           x_rows + ((r - r0) * TAPS0 * TAPS1 + j0 * TAPS1 + j1) * XR_ROW, XR_ROW);
+            }
+}
+
 /* X_STAGED_ONCE: where tap's panel of input channels from c0 lies among the staged panels
  * (else the one panel every pass restages). */
 static inline float *panel_of(float *x_panel, int tap, int64_t c0) {
@@ -396,12 +422,14 @@ static inline __attribute__((always_inline)) void tap_panels(const X_ELEM *x, co
         float *panel = panel_of(x_panel, tap, c0);
         if (X_STAGED && !X_STAGED_ONCE) stage_x(x, r0, r1, j0, j1, j2, c0, c1, panel);
         int64_t ci = c0;
+        /* what a tile broadcasts from: its staged panel, the staged rows, or x in place */
+        const float *staged = X_STAGED ? panel : X_ROWS ? x_panel : NULL;
         for (; ci + MR <= c1; ci += MR)
             tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci, tap_part + ci * COUT_PAD, MR, nv,
-                 lanes, ahead, first, X_STAGED ? panel + (ci - c0) : NULL);
+                 lanes, ahead, first, X_STAGED ? staged + (ci - c0) : staged);
         if (CIN_TAIL && ci < c1)
             tile(x, rows, r0, r1, j0, j1, j2, X_STAGED ? 0 : ci, tap_part + ci * COUT_PAD,
-                 CIN_TAIL, nv, lanes, ahead, first, X_STAGED ? panel + (ci - c0) : NULL);
+                 CIN_TAIL, nv, lanes, ahead, first, X_STAGED ? staged + (ci - c0) : staged);
     }
 }
 
@@ -457,7 +485,8 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
     const char *dy = (const char *)buffers[DY_BUF] + DY_OFFSET;
     char *ws = (char *)buffers[CG_BUF_WORKSPACE];
     float dy_block[DY_BLOCK_FLOATS];
-    float x_panel[X_STAGED ? XP_HELD * XP_FLOATS : 1] __attribute__((aligned(64)));
+    float x_panel[X_STAGED ? XP_HELD * XP_FLOATS : X_ROWS ? XR_FLOATS : 1]
+        __attribute__((aligned(64)));
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t run = item % RUNS, g = (item / RUNS) % GROUPS, s = item / (RUNS * GROUPS);
         const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;
@@ -472,6 +501,7 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
         for (int64_t r0 = row_begin; r0 < row_end; r0 += ROW_BLOCK) {
             const int64_t r1 = r0 + ROW_BLOCK < row_end ? r0 + ROW_BLOCK : row_end;
             const int64_t r2 = r1 + ROW_BLOCK < row_end ? r1 + ROW_BLOCK : row_end;
+            if (X_ROWS) stage_x_rows(xg, r0, r1, x_panel);
             for (int tap = 0; X_STAGED_ONCE && tap < TAPS; tap++)
                 for (int64_t c0 = 0; c0 < CIN; c0 += XPANEL)
                     stage_x(xg, r0, r1, tap / (TAPS1 * TAPS2), tap / TAPS2 % TAPS1, tap % TAPS2, c0,
