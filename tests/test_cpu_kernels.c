@@ -1371,6 +1371,17 @@ static void test_dw_1x1_gemm_kernels(void **state) {
 #undef PASS_VS_REDUCTION
 }
 
+/* Asserts that every source `list` (a shell command printing paths) names defines `flag` 0
+ * where the shell condition `off` (on $f) holds, else 1: which kernels a plan rule staged. */
+static void assert_flag_by_source(const char *list, const char *flag, const char *off) {
+    char script[4600];
+    snprintf(script, sizeof script,
+             "for f in $(%s); do if %s; then want=0; else want=1; fi; "
+             "grep -qw \"define %s $want\" $f || { echo \"$f: %s is not $want\"; exit 1; }; done",
+             list, off, flag, flag);
+    assert_int_equal(system(script), 0);
+}
+
 /* Dense dw alone on channels-last tensors as a GEMM per tap split along the pixels
  * (dw_split_cl) and its reduce, AVX-512 and AVX2: tails of input channels (a short tile) and of
  * output channels (a last vector of 8 lanes, blocks of 3 vectors), strides 2 x 2 and 3 x 1
@@ -1433,12 +1444,11 @@ static void test_dw_split_cl_kernels(void **state) {
     snprintf(grep, sizeof grep,
              "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 34 && "
              "grep -l 'define CIN 1100$' %s/src/*cbwdw*__avx512.c | "
-             "xargs grep -q 'define GROUP_BLOCKS [1-3] ' && "
-             "for f in %s/src/*cbwdw*.c; do "
-             "if grep -q 'define X_ELEM float' $f || grep -q 'define CIN 300$' $f; "
-             "then want=0; else want=1; fi; "
-             "grep -q \"define STAGED $want$\" $f || exit 1; done", dir, dir, dir);
+             "xargs grep -q 'define GROUP_BLOCKS [1-3] '", dir, dir);
     assert_int_equal(system(grep), 0);
+    snprintf(grep, sizeof grep, "ls %s/src/*cbwdw*.c", dir);
+    assert_flag_by_source(grep, "STAGED",
+                          "grep -q 'define X_ELEM float' $f || grep -q 'define CIN 300$' $f");
     check_pack_on_path_isas(dir, problems, count, "dw_split_cl");
     free(problems);
     static const char forced[] =
@@ -1854,14 +1864,12 @@ static void test_dw_x_rows_kernels(void **state) {
     char dir[4200], grep[4400];
     build_cpu_pack("dw_x_rows", problems, count, 0, dir);
     /* the dw_partial sources: staged rows for every 16-bit problem but the long row */
-    snprintf(grep, sizeof grep,
-             "test $(grep -l 'dw_partial.c.in' %s/src/*.c | wc -l) -eq 14 && "
-             "for f in $(grep -l 'dw_partial.c.in' %s/src/*.c); do "
-             "if grep -q 'define X_ELEM float' $f || grep -q 'define X_E2 6000$' $f; "
-             "then want=0; else want=1; fi; "
-             "grep -q \"define X_ROWS $want \" $f || exit 1; done",
-             dir, dir);
+    snprintf(grep, sizeof grep, "test $(grep -l 'dw_partial.c.in' %s/src/*.c | wc -l) -eq 14",
+             dir);
     assert_int_equal(system(grep), 0);
+    snprintf(grep, sizeof grep, "grep -l 'dw_partial.c.in' %s/src/*.c", dir);
+    assert_flag_by_source(grep, "X_ROWS",
+                          "grep -q 'define X_ELEM float' $f || grep -q 'define X_E2 6000$' $f");
     check_pack_on_path_isas(dir, problems, count, "dw_x_rows");
     free(problems);
 }
@@ -1897,12 +1905,10 @@ static void test_conv_staged_dy_kernels(void **state) {
     char dir[4200], grep[4400];
     build_cpu_pack("conv_staged_dy", problems, count, 0, dir);
     /* every dx CONV source staged but the 3x1's (40 input channels), whose dy alone is copied */
-    snprintf(grep, sizeof grep,
-             "test $(ls %s/src/*tocldy*.c | wc -l) -eq 2 && for f in %s/src/*_bwdd_*.c; do "
-             "if grep -q 'define CIN 40$' $f; then want=0; else want=1; fi; "
-             "grep -q \"define STAGED $want$\" $f || exit 1; done",
-             dir, dir);
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*tocldy*.c | wc -l) -eq 2", dir);
     assert_int_equal(system(grep), 0);
+    snprintf(grep, sizeof grep, "ls %s/src/*_bwdd_*.c", dir);
+    assert_flag_by_source(grep, "STAGED", "grep -q 'define CIN 40$' $f");
     check_pack_on_path_isas(dir, problems, count, "conv_staged_dy");
     free(problems);
     static const char rows[] =
