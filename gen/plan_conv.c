@@ -264,12 +264,13 @@ static int depthwise_by_columns(const cg_plan *plan, const cg_step *step) {
 
 /* A dense channels-last dx alone in 16-bit storage reads dy in place where every stride
  * phase is a single tap (its kernel reads no padding), each CONV row item converting its dy
- * rows to f32 on the stack once for all of its channel blocks. Behind a TO_CL step instead, dy
- * was written to the workspace as f32 and read back, a pass of three times its 16-bit bytes:
- * ResNet's NHWC 1x1 dx at 56x56 ran at 72-80% of their f32 speed in f16 and bf16, 90-93%
- * staged; at 14x14 93-98% against 99-101% staged. Where the weights pass half the L2 (one
- * group) the items are block runs, which would convert each row once per block: ResNet's
- * 2048-channel 7x7 dx ran 89-94% of f32 so against 94-99% on the copy, which they keep. */
+ * rows to f32 on the stack once for all of its channel blocks. Behind a TO_CL step instead,
+ * dy was written to the workspace as f32 and read back, a pass of three times its 16-bit
+ * bytes: ResNet's NHWC 1x1 dx into 64 channels at 56x56 ran at 71-74% of their f32 speed in
+ * f16 and bf16, 90-93% staged; four others 86-99% against 98-104% staged. Where the weights
+ * pass half the L2 (one group) the items are block runs, which would convert each row once
+ * per block: ResNet's 2048-channel 7x7 dx ran 89-94% of f32 so against 94-99% on the copy,
+ * which they keep. */
 int cg_conv_stages_dy(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || !p->channels_last || p->dtype == CG_F32 ||

@@ -1417,7 +1417,7 @@ static void test_dw_split_cl(void **state) {
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
                          CG_STEP_DW_SPLIT_CL);
     /* 16-bit storage: each chunk's x pixels and a block's dy slice converted to f32 on the
-     * stack (staged) within 384 KiB, flat chunks halved to fit; f32 reads in place */
+     * stack (staged) within 384 KiB, chunks halved to fit; f32 reads in place */
     static const struct {
         const char *problem;
         int staged;
@@ -1428,6 +1428,8 @@ static void test_dw_split_cl(void **state) {
         {"bwdw_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 64},
         /* (1600 + 64) x 4 bytes a pixel: 64 pixels take 416 KiB, 32 fit */
         {"bwdw_f16_nhwc_g1mb1ic1600oc64_i17x17_o17x17_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 32},
+        /* 4 dy rows of 16 pixels, (1600 + 64) x 4 bytes each: 416 KiB, 2 rows fit */
+        {"bwdw_f16_nhwc_g1mb2ic1600oc64_i32x32_o16x16_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 2},
         /* a chunk is one dy row of 401 pixels, (300 + 16) x 4 bytes each: 495 KiB */
         {"bwdw_f16_nwc_g1mb1ic300oc16_i801_o401_f1_s2_d1_pl0_ph0", 0, 1},
     };
