@@ -908,6 +908,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CGROUP", s->block_run > 0 ? s->block_run : 1);
         cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
         cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
+        cg_values_int(v, "DY_ROWS", s->dy_staged); /* 16-bit dy rows converted per tile */
+        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src2)));
         return "cpu/dw_1x1_gemm.c.in";
     case CG_STEP_DW_SPLIT_CL: {
         /* the tiles read the tensors in place, or (in_staged) each chunk's f32 copy */

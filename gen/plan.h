@@ -189,7 +189,9 @@ typedef struct cg_step {
     int dy_planar;            /* DW_PARTIAL: dy read in place (src2), turned per row block */
     int dy_staged;            /* DW_PARTIAL: a channels-last dy view copied per row block into
                                  a contiguous block on the stack; PLANAR_DW_GEMM rows_flat: a
-                                 chunk's 16-bit dy planes converted to f32 on the stack */
+                                 chunk's 16-bit dy planes converted to f32 on the stack;
+                                 DW_GEMM_1X1 channels-first: a tile's 16-bit dy rows of an
+                                 image, likewise */
     int taps_held;            /* DW_DEPTHWISE_PARTIAL: every tap's accumulators held in
                                  registers across the item's rows (else a filter row's, per row) */
     int x_staged;             /* DW_DEPTHWISE_PARTIAL (taps_held): a block's x rows staged on

@@ -142,8 +142,9 @@ cg_status cg_plan_dw_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->work_items = groups * cg_ceil_div(p->k, step->row_block);
     cg_name_step(plan, step, "xbwdw");
     /* NCHW: dy's broadcasts from 16-bit planes would each take a scalar conversion on the
-     * FMAs' ports (ResNet's 1x1 dw on 7x7 and 14x14 planes ran f16 at 41-66% of f32) */
-    if (!p->channels_last && p->dtype != CG_F32 && plan->target.isa != CG_ISA_GLSL)
-        return cg_plan_convert_planes(plan, &step->src2, msg);
+     * FMAs' ports (ResNet's 1x1 dw on 7x7 and 14x14 planes ran f16 at 41-66% of f32); each
+     * tile converts its rows of an image on the stack first (dw_1x1_gemm.c.in DY_ROWS), where a
+     * to_f32 pass over dy had written it as f32 and read it back */
+    step->dy_staged = !p->channels_last && p->dtype != CG_F32 && plan->target.isa != CG_ISA_GLSL;
     return CG_OK;
 }

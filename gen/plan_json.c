@@ -286,6 +286,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_DW_GEMM_1X1:
         put_bool(b, obj, "x_planar", s->x_planar);
         put_int(b, obj, "k_chunk", s->row_block);
+        if (s->dy_staged) put_bool(b, obj, "dy_staged", s->dy_staged);
         if (!s->x_planar) {
             put_int(b, obj, "block_group", s->block_run);
             put_int(b, obj, "dy_panel", s->k_chunk);

@@ -1293,6 +1293,17 @@ static void test_planar_dw_slide(void **state) {
                              "-eq $((t * 3))");
 }
 
+/* Asserts that every source `list` (a shell command printing paths) names defines `flag` 0
+ * where the shell condition `off` (on $f) holds, else 1: which kernels a plan rule staged. */
+static void assert_flag_by_source(const char *list, const char *flag, const char *off) {
+    char script[4600];
+    snprintf(script, sizeof script,
+             "for f in $(%s); do if %s; then want=0; else want=1; fi; "
+             "grep -qw \"define %s $want\" $f || { echo \"$f: %s is not $want\"; exit 1; }; done",
+             list, off, flag, flag);
+    assert_int_equal(system(script), 0);
+}
+
 /* 1x1 dw alone on small planes as one GEMM into dw (dw_1x1_gemm), AVX-512 and AVX2: a tail of
  * output channels (f32), strides 3 x 2 with an odd plane (f32, x copied compact), 16-bit
  * storage (bf16 at stride 2), 1-D with a stride, 3-D, and a column stride of 3 (x gathered
@@ -1301,7 +1312,9 @@ static void test_planar_dw_slide(void **state) {
  * in several panels a chunk (a short last panel, a tile tail) over pixel passes (on Intel
  * one a panel; L1-sized ones with a short last one, whatever the host, in the
  * dw_1x1_gemm_passes packs) and groups of two and three blocks (f32, and f16 at a column
- * stride of 2); outputs pre-filled with NaN, so an unwritten dw element fails. */
+ * stride of 2); 16-bit channels-first dy read in place, each tile's rows of an image converted
+ * on its stack (a tail tile of one row: f16 with 13 output channels); outputs pre-filled with
+ * NaN, so an unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
     (void)state;
     static const char config[] =
@@ -1339,6 +1352,11 @@ static void test_dw_1x1_gemm_kernels(void **state) {
     /* the path under test is really planned: every problem on every ISA */
     snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 26", dir);
     assert_int_equal(system(grep), 0);
+    /* 16-bit channels-first dy staged by the tiles (no tof32dy step), else read as it lies */
+    snprintf(grep, sizeof grep, "! ls %s/src/*tof32* 2>/dev/null | grep -q . && ls %s/src/*xbwdw*.c",
+             dir, dir);
+    assert_flag_by_source(grep, "DY_ROWS",
+                          "grep -q 'define X_ELEM float' $f || grep -q 'define CHANNELS_LAST 1' $f");
     check_pack_on_path_isas(dir, problems, count, "dw_1x1_gemm");
     free(problems);
     /* A forced tile of 5 rows: panels of 40 channels, not whole vectors, whose copy wrote the
@@ -1369,17 +1387,6 @@ static void test_dw_1x1_gemm_kernels(void **state) {
     check_override_pack("dw_1x1_gemm_passes_intel", passes, "{}", "CONVGRAD_CPU_VENDOR=intel",
                         PASS_VS_REDUCTION("-eq"));
 #undef PASS_VS_REDUCTION
-}
-
-/* Asserts that every source `list` (a shell command printing paths) names defines `flag` 0
- * where the shell condition `off` (on $f) holds, else 1: which kernels a plan rule staged. */
-static void assert_flag_by_source(const char *list, const char *flag, const char *off) {
-    char script[4600];
-    snprintf(script, sizeof script,
-             "for f in $(%s); do if %s; then want=0; else want=1; fi; "
-             "grep -qw \"define %s $want\" $f || { echo \"$f: %s is not $want\"; exit 1; }; done",
-             list, off, flag, flag);
-    assert_int_equal(system(script), 0);
 }
 
 /* Dense dw alone on channels-last tensors as a GEMM per tap split along the pixels

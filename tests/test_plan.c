@@ -1268,7 +1268,7 @@ static void test_dw_x_staged_planar_plan(void **state) {
  * panels of 8 tiles (48 channels), as many blocks per group as divide the blocks and fit a
  * quarter of the L2 (1 MiB here: two 100 KiB blocks of 392 pixels), passes of 54 pixels (half
  * the 48 KiB L1 over 64 + 48 floats a pixel); channels-first: one block, no panels, a 16-bit dy
- * converted to f32 planes by a step before. */
+ * read in place, each tile's rows of an image converted on its stack (dy_staged). */
 static void test_dw_1x1_gemm(void **state) {
     (void)state;
     static const struct {
@@ -1289,13 +1289,13 @@ static void test_dw_1x1_gemm(void **state) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
         cg_plan *plan = plan_for(&p, &base_target);
-        /* a 16-bit dy on planes is broadcast from f32 planes converted first */
-        const int converted = !p.channels_last && p.dtype != CG_F32;
-        assert_int_equal(plan->step_count, 1 + converted);
+        /* a 16-bit dy on planes is read in place, staged by the tiles (no TO_F32 step) */
+        const int staged = !p.channels_last && p.dtype != CG_F32;
+        assert_int_equal(plan->step_count, 1);
         const cg_step *gemm = find_kind(plan, CG_STEP_DW_GEMM_1X1);
         assert_non_null(gemm);
-        assert_int_equal(gemm->src2.buffer, converted ? CG_BUF_WORKSPACE : CG_T_DY);
-        if (converted) assert_int_equal(find_kind(plan, CG_STEP_TO_F32)->src.buffer, CG_T_DY);
+        assert_int_equal(gemm->src2.buffer, CG_T_DY);
+        assert_int_equal(gemm->dy_staged, staged);
         assert_int_equal(gemm->mr, 6);
         assert_int_equal(gemm->nv, 4);
         assert_int_equal(gemm->row_block, cases[c].chunk);
@@ -1305,12 +1305,7 @@ static void test_dw_1x1_gemm(void **state) {
             assert_int_equal(gemm->k_chunk, cases[c].panel);
             assert_int_equal(gemm->item_rows, cases[c].pixels);
         }
-        /* no workspace but the converted dy */
-        const cg_view *dy = &gemm->src2;
-        assert_int_equal(plan->workspace_bytes,
-                         converted ? dy->n * dy->channels * dy->extent[0] * dy->extent[1] *
-                                         dy->extent[2] * 4
-                                   : 0);
+        assert_int_equal(plan->workspace_bytes, 0);
         free(plan);
     }
     /* on Intel's AVX-512 a channels-last pass is the whole reduction (the L2 feeds the tiles) */
