@@ -255,9 +255,9 @@ static void set_turned_operands(cg_template_values *v, cg_dtype dtype) {
 }
 
 /* What the dw GEMMs on x and dy share: the geometry (x planes IN, dy planes OUT, strides),
- * channels, tile, and dy's vector loads (in place, or from its f32 copy in the workspace). */
-static void set_dw_gemm(cg_template_values *v, const cg_problem *p, const cg_step *s) {
-    const cg_dtype dy_dtype = view_dtype(p, &s->src2);
+ * channels, tile, and the vector loads of the dy its tiles read (dy_dtype: in place, or f32
+ * where it is staged or copied). */
+static void set_dw_gemm(cg_template_values *v, const cg_step *s, cg_dtype dy_dtype) {
     set_triple(v, "IN", s->src.logical);
     set_triple(v, "OUT", s->src2.logical);
     set_triple(v, "S", s->stride);
@@ -901,7 +901,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "LOADV_X", "cg_vload%s", vec_suffix(p->dtype));
         cg_values_set(v, "LOADV_X_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
         cg_values_set(v, "STOREV", "cg_vstore%s", vec_suffix(p->dtype));
-        set_dw_gemm(v, p, s);
+        set_dw_gemm(v, s, view_dtype(p, &s->src2));
         set_broadcast_dy(v, p, s);
         cg_values_int(v, "KCHUNK", s->row_block);
         cg_values_int(v, "CHANNELS_LAST", !s->x_planar);
@@ -921,9 +921,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "TILE_X_ELEM", "%s", elem_type(tile_dtype));
         cg_values_set(v, "TILE_DY_ELEM", "%s", elem_type(tile_dtype));
         cg_values_set(v, "LOAD_X", "%s", load_fn(tile_dtype));
-        set_dw_gemm(v, p, s);
-        cg_values_set(v, "LOADV_DY", "cg_vload%s", vec_suffix(tile_dtype));
-        cg_values_set(v, "LOADV_DY_RANGE", "cg_vload_range%s", vec_suffix(tile_dtype));
+        set_dw_gemm(v, s, tile_dtype);
         set_triple(v, "F", s->filter);
         set_triple(v, "D", s->dilation);
         set_triple(v, "P", s->pad_lo);

@@ -79,9 +79,11 @@
 #define TAPS (TAPS0 * TAPS1 * TAPS2)
 #define ROW_TAIL (COUNT2 % MR)
 /* elements of an input row the tiles read (its first pixel to its last), and between the
- * input rows of consecutive output rows: in the view, or on the stack (STAGED) */
+ * input rows of consecutive output rows in the view, and where the tiles read them: in the
+ * view, or on the stack (STAGED) */
 #define ROW_SPAN (((int64_t)IN_STEP2 * (COUNT2 - 1) + 1) * SRC_C)
-#define IN_ROW_PITCH (STAGED ? ROW_SPAN : (int64_t)IN_STEP1 * SRC_E2 * SRC_C)
+#define VIEW_ROW_PITCH ((int64_t)IN_STEP1 * SRC_E2 * SRC_C)
+#define IN_ROW_PITCH (STAGED ? ROW_SPAN : VIEW_ROW_PITCH)
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
@@ -169,7 +171,7 @@ static inline DST_ELEM *output_at(DST_ELEM *dst, int64_t n, int64_t h0, int64_t 
 /* STAGED: `rows` input rows from `in` (input_at's) converted into stage, ROW_SPAN apart. */
 static void stage_rows(const SRC_ELEM *in, int64_t rows, float *stage) {
     for (int64_t r = 0; r < rows; r++)
-        TO_F32(in + r * IN_STEP1 * SRC_E2 * SRC_C, stage + r * ROW_SPAN, ROW_SPAN);
+        TO_F32(in + r * VIEW_ROW_PITCH, stage + r * ROW_SPAN, ROW_SPAN);
 }
 
 /* One channel block's rows of a plane (BLOCK_RUN), from `in` (input_at's row 0) in place, or
@@ -184,7 +186,7 @@ static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in,
         return;
     }
     for (int64_t r = 0; r < COUNT1; r++) {
-        stage_rows(in + r * IN_STEP1 * SRC_E2 * SRC_C, 1, stage);
+        stage_rows(in + r * VIEW_ROW_PITCH, 1, stage);
         rows_of(stage, w, out + r * OUT_STEP1 * DST_E2 * DST_C, 1, nv, lanes, 0);
     }
 }
