@@ -522,27 +522,29 @@ static void stage_stream_panels(const cg_plan *plan, cg_step *step, const cg_isa
 }
 
 /* An unstaged 1x1 tile's input panel (CIN x NV vectors of pixels, rows a plane apart) is read
- * again by every block of MR output channels: 512 channels of 64 pixels (128 KiB) came from the
- * L2 once per block. Where it outgrows three quarters of the L1 (the rest holds the weights'
- * stream and the partial sums) each block takes it in passes of k_chunk channels, the partial
- * sums of a run of blocks kept on the stack between passes, at most a sixteenth of the L2
- * (they stay there beside the weights and the panels; 128 KiB here). On the Intel VM (48 KiB
- * L1), interleaved rounds: ResNet's 128 <- 512 dx at 28x28 7.4 -> 6.0 ms on one core, 64 <- 256
- * at 56x56 3.8 -> 3.4 ms on two; half the L1 split the 128-channel panels as well and lost 3%
- * there. (The channel-lane dx GEMM's weights, one contiguous stream the L2 streamer feeds,
- * ran 3-10% slower in such passes.) */
+ * again by every block of MR output channels, from the L2 once the panel outgrows the L1. With
+ * the tile's dy prefetched PREFETCH_PLANES planes ahead (planar_1x1.c.in) the L2 serves it at
+ * full speed, and passes of input channels that fit the L1 (partial sums of runs of blocks on
+ * the stack between them) lost more on their partial sums than they kept in the L1: on the
+ * Intel Xeon (48 KiB L1, 2 MiB L2), interleaved, two cores, one pass instead of L1-sized ones:
+ * ResNet's 64 <- 256 dx at 56x56 4-5% faster (one core 5.6%), 128 <- 512 at 28x28 2.4-3.5%,
+ * 512 <- 128 at 28x28 1.8-3.5%, 256 <- 512 stride 2 (dy 28x28) 2.1-2.8%, 512 <- 256 at 28x28
+ * level to 2%; 128 <- 2048 at 28x28 (a 640 KiB panel) 6%; forward 128 <- 512 level. Passes
+ * (before that prefetch they were the faster: 7.4 -> 6.0 ms on one core for the 128 <- 512)
+ * remain for panels past half the L2, the partial sums of a run of blocks kept within a
+ * sixteenth of it (they stay there beside the weights and the panel). */
 static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                                 int64_t esize) {
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
     const int64_t tile_floats = (int64_t)step->mr * step->nv * budget->vlen;
     const int64_t panel = step->cin_g * step->nv * budget->vlen * esize;
-    const int64_t l1_share = plan->target.l1_bytes * 3 / 4;
+    const int64_t l2_share = plan->target.l2_bytes / 2;
     step->k_chunk = step->cin_g;
     step->block_run = blocks;
     if (step->in_staged)
         step->k_chunk = staged_pass_channels(plan, step, budget);
-    else if (panel > l1_share)
-        step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l1_share));
+    else if (panel > l2_share)
+        step->k_chunk = cg_ceil_div(step->cin_g, cg_ceil_div(panel, l2_share));
     if (step->k_chunk >= step->cin_g) return;
     const int64_t run_max = plan->target.l2_bytes / 16 / (tile_floats * 4);
     step->block_run = cg_ceil_div(blocks, cg_ceil_div(blocks, run_max > 1 ? run_max : 1));

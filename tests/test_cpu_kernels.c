@@ -674,11 +674,11 @@ static void test_conv_row_blocks(void **state) {
                         " $d/*fwd_k*__avx512.c) | wc -l) -eq 1 && grep -q 'define PLANE_RUN 2' $d/*__avx512.c");
 }
 
-/* 1x1 GEMMs over channels-first planes whose input panel outgrows three quarters of the L1
- * (a target claiming 16 KiB) take it in passes of input channels, the partial sums of a run of
- * channel blocks (a 64 KiB L2: runs of a few blocks) on the stack between passes: stride-1 dx
- * with a ragged channel block and a short last tile, 2 groups; stride-2 dx; 3-D dx in f16
- * (half the panel bytes); forward in bf16, AVX-512 and AVX2. */
+/* 1x1 GEMMs over channels-first planes whose input panel outgrows half the L2 (a target
+ * claiming 24 KiB) take it in passes of input channels, the partial sums of a run of channel
+ * blocks (runs of one block, within a sixteenth of that L2) on the stack between passes:
+ * stride-1 dx with a ragged channel block and a short last tile, 2 groups; stride-2 dx; 3-D dx
+ * in f16 (half the panel bytes); forward in bf16, AVX-512 and AVX2. */
 static void test_planar_1x1_passes(void **state) {
     (void)state;
     static const char config[] =
@@ -692,7 +692,7 @@ static void test_planar_1x1_passes(void **state) {
         "{\"name\":\"fwd\",\"op\":\"fwd\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":120,\"k\":30,\"input\":[8,16],\"filter\":[1,1]}]}";
     check_override_pack("planar_1x1_passes", config, "{}",
-                        "CONVGRAD_L1_BYTES=16384 CONVGRAD_L2_BYTES=65536",
+                        "CONVGRAD_L1_BYTES=16384 CONVGRAD_L2_BYTES=24576",
                         /* every GEMM in passes (KC < CIN), one in runs (RUN_BLOCKS < BLOCKS) */
                         "files=0 runs=0; for f in %s/src/*_g[bf]wd*__avx512.c; do"
                         " set -- $(awk '$1 == \"#define\" { v[$2] = $3 } END { print v[\"KC\"],"

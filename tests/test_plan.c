@@ -1025,22 +1025,23 @@ static void test_planar_1x1(void **state) {
     cg_plan *plan = plan_for(&padded, &base_target);
     assert_int_equal(count_kind(plan, CG_STEP_PLANAR_1X1), 0);
     free(plan);
-    /* unstaged: the tile's input panel (reduction channels x NV vectors of pixels, f32) in
-     * passes that fit three quarters of the 48 KiB L1, the partial sums of runs of blocks
-     * within a sixteenth of the 1 MiB L2, balanced. 56x56 planes (196 vectors), 6 x 4 tiles:
-     * 64 channels in one pass; 256 in 2 of 128 (11 blocks, one run). 28x28 planes (49
-     * vectors) take 5 x 5 tiles, ending in a tile of 4 vectors rather than 1: 512 channels in
-     * 5 passes of 103 (26 blocks of 5, one run; stride 2, 12.8 MB of dx: unstaged, 205 blocks
-     * in 6 runs of 35, 40 blocks of 5 x 80 per run) */
+    /* unstaged: the tile's input panel (reduction channels x NV vectors of pixels, f32) in one
+     * pass while it fits half the 1 MiB L2, else in passes that do, the partial sums of runs
+     * of blocks within a sixteenth of the L2. 56x56 planes (196 vectors), 6 x 4 tiles: 64
+     * and 256 channels (a 64 KiB panel) in one pass (43 and 11 blocks). 28x28 planes (49
+     * vectors) take 5 x 5 tiles, ending in a tile of 4 vectors rather than 1: 512 channels
+     * in one pass (26 blocks of 5; stride 2, 12.8 MB of dx: unstaged, 205 blocks); 2048
+     * channels, a 640 KiB panel, in 2 passes of 1024 (26 blocks, one run of them) */
     static const struct {
         const char *problem;
         int mr, nv;
         int64_t k_chunk, block_run;
     } passes[] = {
         {"bwdd_f32_nchw_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 64, 43},
-        {"bwdd_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 128, 11},
-        {"bwdd_f32_nchw_g1mb8ic128oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 5, 5, 103, 26},
-        {"bwdd_f32_nchw_g1mb1ic1024oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 5, 5, 103, 35},
+        {"bwdd_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 6, 4, 256, 11},
+        {"bwdd_f32_nchw_g1mb8ic128oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 5, 5, 512, 26},
+        {"bwdd_f32_nchw_g1mb1ic1024oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 5, 5, 512, 205},
+        {"bwdd_f32_nchw_g1mb4ic128oc2048_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 5, 5, 1024, 26},
     };
     for (size_t c = 0; c < sizeof passes / sizeof passes[0]; c++) {
         cg_plan *pass_plan;
