@@ -21,6 +21,14 @@
  * 512 stride 2) to 3.5% slower (512 <- 1024 3.84 -> 3.97). */
 #define DW_1X1_MAX_PLANE_CHANNELS_LAST 64
 
+/* Channels-last planes up to 16x16 take the GEMM too where the whole reduction (N x output
+ * pixels) is as short as the 7x7 layers' at batch 8: there the split reduction's items are
+ * a few rows each. ResNet's NHWC dw on 14x14 planes, Emerald Rapids, interleaved, two cores:
+ * batch 1 (196 pixels) 256 <- 1024 31% faster, 1024 <- 256 12%, 1024 <- 512 stride 2 25%;
+ * batch 2 (392) 2%, 2%, 12%, 512 <- 1024 16% (one core 2-21%); in f16 27-39% (batch 1) and
+ * 4-19% (batch 2), bf16 43-68% and 29-45%; batch 4 (784 pixels) 17% slower to 7% faster. */
+#define DW_1X1_MAX_REDUCTION_CHANNELS_LAST 392
+
 /* Strides other than 2-D with 1 or 2 along the row gather the x pixels element by element into
  * the turned block: cheap next to the GEMM on 7x7 planes, not on 14x14 ones (ResNet's 512 ->
  * 1024 stride-2 dw ran 5.3 -> 5.9 ms so, before the vector copy its stride now takes). */
@@ -86,7 +94,9 @@ int cg_dw_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const int gathered = strided && !p->channels_last &&
                          (dims->stride[0] != 1 || dims->stride[2] > 2 ||
                           plane < budget->transpose_width);
-    const int64_t max_plane = p->channels_last ? DW_1X1_MAX_PLANE_CHANNELS_LAST
+    const int short_reduction = p->n * plane <= DW_1X1_MAX_REDUCTION_CHANNELS_LAST;
+    const int64_t max_plane = p->channels_last ? (short_reduction ? DW_1X1_MAX_PLANE
+                                                                  : DW_1X1_MAX_PLANE_CHANNELS_LAST)
                               : gathered       ? DW_1X1_MAX_GATHERED_PLANE
                                                : DW_1X1_MAX_PLANE;
     const int64_t panel =

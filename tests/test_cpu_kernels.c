@@ -1312,7 +1312,7 @@ static void assert_flag_by_source(const char *list, const char *flag, const char
  * in several panels a chunk (a short last panel, a tile tail) over pixel passes (on Intel
  * one a panel; L1-sized ones with a short last one, whatever the host, in the
  * dw_1x1_gemm_passes packs) and groups of two and three blocks (f32, and f16 at a column
- * stride of 2); 16-bit channels-first dy read in place, each tile's rows of an image converted
+ * stride of 2), a 195-pixel plane whose reduction (two images) is short; 16-bit channels-first dy read in place, each tile's rows of an image converted
  * on its stack (a tail tile of one row: f16 with 13 output channels); outputs pre-filled with
  * NaN, so an unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
@@ -1344,13 +1344,15 @@ static void test_dw_1x1_gemm_kernels(void **state) {
         "{\"name\":\"cl_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":3,\"c\":128,\"k\":1000,\"input\":[5,5],\"filter\":[1,1]},"
         "{\"name\":\"cl_h16_panels\",\"op\":\"bwd_weight\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
-        "\"n\":5,\"c\":192,\"k\":790,\"input\":[6,5],\"filter\":[1,1],\"stride\":[1,2]}]}";
+        "\"n\":5,\"c\":192,\"k\":790,\"input\":[6,5],\"filter\":[1,1],\"stride\":[1,2]},"
+        "{\"name\":\"cl_plane\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":64,\"k\":20,\"input\":[15,13],\"filter\":[1,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("dw_1x1_gemm", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA */
-    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 26", dir);
+    snprintf(grep, sizeof grep, "test $(ls %s/src/*xbwdw*.c | wc -l) -eq 28", dir);
     assert_int_equal(system(grep), 0);
     /* 16-bit channels-first dy staged by the tiles (no tof32dy step), else read as it lies */
     snprintf(grep, sizeof grep, "! ls %s/src/*tof32* 2>/dev/null | grep -q . && ls %s/src/*xbwdw*.c",

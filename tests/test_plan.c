@@ -1262,7 +1262,8 @@ static void test_dw_x_staged_planar_plan(void **state) {
 }
 
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
- * by element: a stride in depth or above 2 along the row; 64 channels-last), input channels in
+ * by element: a stride in depth or above 2 along the row; 64 channels-last, 256 where the
+ * reduction is at most 392 pixels), input channels in
  * whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
  * sums, no reduce, no reorder); items = groups of channel blocks x chunks of output channels
  * (whole tiles) giving 8 per thread where the groups alone do not. Channels-last: dy staged in
@@ -1286,6 +1287,9 @@ static void test_dw_1x1_gemm(void **state) {
         {"bwdw_f32_nhwc_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 1026, 2, 48, 54},
         /* 5 blocks: the only divisor within the L2 share is all of them */
         {"bwdw_f32_nhwc_g1mb2ic320oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 6, 5, 48, 54},
+        /* 14x14 channels-last where the reduction is as short as 7x7's at batch 8 */
+        {"bwdw_f32_nhwc_g1mb2ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 132, 2, 48, 54},
+        {"bwdw_f32_nhwc_g1mb1ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 132, 4, 48, 54},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
@@ -1327,6 +1331,7 @@ static void test_dw_1x1_gemm(void **state) {
         "bwdw_f32_nchw_g1mb2ic20oc37_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw-bwdb_f32_nchw_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb3ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
         "bwdw_f32_nchw_g2mb2ic128oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
