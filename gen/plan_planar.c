@@ -526,10 +526,11 @@ static void stage_stream_panels(const cg_plan *plan, cg_step *step, const cg_isa
  * the tile's dy prefetched PREFETCH_PLANES planes ahead (planar_1x1.c.in) the L2 serves it at
  * full speed, and passes of input channels that fit the L1 (partial sums of runs of blocks on
  * the stack between them) lost more on their partial sums than they kept in the L1: on the
- * Intel Xeon (48 KiB L1, 2 MiB L2), interleaved, two cores, one pass instead of L1-sized ones:
- * ResNet's 64 <- 256 dx at 56x56 4-5% faster (one core 5.6%), 128 <- 512 at 28x28 2.4-3.5%,
- * 512 <- 128 at 28x28 1.8-3.5%, 256 <- 512 stride 2 (dy 28x28) 2.1-2.8%, 512 <- 256 at 28x28
- * level to 2%; 128 <- 2048 at 28x28 (a 640 KiB panel) 6%; forward 128 <- 512 level. Passes
+ * Intel Xeon (48 KiB L1, 2 MiB L2), one pass instead of L1-sized ones, medians of 10
+ * interleaved rounds on two cores (6 on one): ResNet's 64 <- 256 dx at 56x56 4-6% faster (one
+ * core 3-5%; at batch 2 6%), 128 <- 512 at 28x28 1-4%, 512 <- 128 and 512 <- 256 at 28x28 and
+ * 256 <- 512 stride 2 within the noise (+-3%); 128 <- 2048 at 28x28 (a 640 KiB panel) 6%;
+ * forward 128 <- 512 level. Passes
  * (before that prefetch they were the faster: 7.4 -> 6.0 ms on one core for the 128 <- 512)
  * remain for panels past half the L2, the partial sums of a run of blocks kept within a
  * sixteenth of it (they stay there beside the weights and the panel). */
