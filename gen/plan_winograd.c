@@ -184,6 +184,17 @@ static int thin_tile_reuse(const cg_plan *plan, const cg_dims *dims) {
            p->n * dims->out[0] * s.tiles[0] * s.tiles[1] < 64;
 }
 
+/* Each transformed weight (U, C x K x 16 or 36 floats, built from the weights in a step of its
+ * own) serves every tile of the batch; where the batch's output planes hold at most
+ * WINO_MIN_PIXELS pixels, building and streaming U costs more than the Winograd GEMMs save, and
+ * the direct kernels, which read each weight where it lies, win. Intel Xeon, two cores,
+ * interleaved, 3x3 dx (NCHW) in Winograd against direct: 7x7 planes at batch 1 (49 pixels) and
+ * 128/256/512/1024 channels 1.10/1.45/1.60/1.48x slower, batch 2 1.09-1.42x, 10x10 at batch 1
+ * with 512 channels 1.10x; 7x7 at batch 3 (147 pixels) and 4, 6% faster. Against the old
+ * plans: ResNet's 512-channel 7x7 dx at batch 1 and 2, NCHW and NHWC, 16-47% faster (bf16 38-93%),
+ * forward 40-73%. */
+#define WINO_MIN_PIXELS 100
+
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     int forced = plan->target.force_winograd;
@@ -195,6 +206,7 @@ int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
      * except where a staged plan has too few tiles to reuse U (thin_tile_reuse). */
     int m = forced == 2 || forced == 4 ? forced : 4;
     if (!forced && (p->c < 16 || p->k < 16)) return 0;
+    if (!forced && p->n * cg_prod(dims->out, 3) <= WINO_MIN_PIXELS) return 0;
     if (!forced && thin_tile_reuse(plan, dims)) m = 2;
     for (int dx = 0; dx < 2; dx++) {
         if (!(p->ops & (dx ? CG_OP_BWD_DATA : CG_OP_FWD))) continue;

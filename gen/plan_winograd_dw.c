@@ -147,6 +147,17 @@ static void plan_staged(cg_plan *plan, const wdw_shape *s, cg_step *products, cg
     cg_name_step(plan, in, "wbwdwi");
 }
 
+/* The Winograd dw sums each (c, k) pair's 16 or 36 transformed points over the batch's tiles
+ * and then turns them into its 9 taps, a cost per weight; where the batch's output planes
+ * hold few pixels and the weights are many, that outweighs the GEMMs' savings and the direct
+ * kernels win. Intel Xeon, two cores, interleaved, 3x3 dw (NCHW), Winograd against direct:
+ * 512 channels at 7x7 (batch 1 to 4: 49 to 196 pixels) 1.52/1.20/1.09/1.00x slower, 10x10 at
+ * batch 1 1.25x, 1024 at 7x7 batch 1 3.25x; at 256 channels and below the direct kernels were
+ * the slower (128 at 7x7 batch 1 0.85x, 256 0.67x). Against the old plans: ResNet's 512-channel
+ * 7x7 dw at batch 1 and 2, NCHW and NHWC, 21-69% faster. */
+#define WINO_DW_MIN_PIXELS 150
+#define WINO_DW_MANY_WEIGHTS ((int64_t)512 * 512)
+
 int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     int forced = plan->target.force_winograd;
@@ -159,6 +170,9 @@ int cg_winograd_dw_tile(const cg_plan *plan, const cg_dims *dims) {
     /* Heuristic: F(4x4) once both channel counts fill a vector (below that the transforms,
      * which do not shrink with the other channel count, outweigh the GEMMs' savings). */
     if (!forced && (p->c < 16 || p->k < 16)) return 0;
+    if (!forced && p->n * cg_prod(dims->out, 3) <= WINO_DW_MIN_PIXELS &&
+        p->c * p->k >= WINO_DW_MANY_WEIGHTS)
+        return 0;
     int m = forced == 2 || forced == 4 ? forced : 4;
     wdw_shape s = shape_of(plan, dims, m);
     if (4 * scratch_floats(&s, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;

@@ -2737,8 +2737,15 @@ static const struct wino_case {
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 4, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GENERIC, 0, 4, 0},
-    {"fwd-bwdd_bf16_nhwc_g1mb2ic16oc16_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
-    {"fwd_f16_nchw_g1mb1ic32oc48_i5x9_o5x7_f3x3_s1x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 0, 4, 0},
+    {"fwd-bwdd_bf16_nhwc_g1mb3ic16oc16_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 0},
+    {"fwd_f16_nchw_g1mb3ic32oc48_i5x9_o5x7_f3x3_s1x1_d1x1_pl1x0_ph1x0", CG_ISA_AVX512, 0, 4, 0},
+    /* at most 100 output pixels in the batch (7x7 at batch 2, 10x10 at batch 1): the direct
+     * kernels, unless forced */
+    {"fwd-bwdd_bf16_nhwc_g1mb2ic16oc16_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0},
+    {"bwdd_f32_nchw_g1mb1ic512oc512_i10x10_o10x10_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0,
+     0, 0},
+    {"bwdd_f32_nchw_g1mb1ic512oc512_i10x10_o10x10_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 4,
+     4, 1},
     /* never on Vulkan, whatever the override says */
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 0, 0, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_GLSL, 4, 0, 0},
@@ -2808,6 +2815,11 @@ static const struct wino_dw_case {
     {"bwdw_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
     {"bwdw_f32_nchw_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
     {"bwdw_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
+    /* 512 x 512 channels over at most 150 output pixels (7x7 at batch 3): the direct dw
+     * kernels; 256 x 256 at batch 1 keep Winograd */
+    {"bwdw_f32_nchw_g1mb3ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0, 0},
+    {"bwdw_f32_nhwc_g1mb1ic512oc1024_i10x10_o10x10_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 0, 0, 0, 0},
+    {"bwdw_f32_nchw_g1mb1ic256oc256_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
     /* twice the batch: V and U (28.9 MB) over half the L3, fused */
     {"bwdw_f32_nchw_g1mb16ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 0, 0},
     /* any layout, storage type and ISA; channel counts off the vector width (20 -> one block of
