@@ -530,10 +530,10 @@ static void stage_stream_panels(const cg_plan *plan, cg_step *step, const cg_isa
  * interleaved rounds on two cores (6 on one): ResNet's 64 <- 256 dx at 56x56 4-6% faster (one
  * core 3-5%; at batch 2 6%), 128 <- 512 at 28x28 1-4%, 512 <- 128 and 512 <- 256 at 28x28 and
  * 256 <- 512 stride 2 within the noise (+-3%); 128 <- 2048 at 28x28 (a 640 KiB panel) 6%;
- * forward 128 <- 512 level. Passes
- * (before that prefetch they were the faster: 7.4 -> 6.0 ms on one core for the 128 <- 512)
- * remain for panels past half the L2, the partial sums of a run of blocks kept within a
- * sixteenth of it (they stay there beside the weights and the panel). */
+ * forward 128 <- 512 level. Passes (before that prefetch they were the faster: 7.4 -> 6.0 ms
+ * on one core for the 128 <- 512) remain for panels past half the L2, the partial sums of a
+ * run of blocks kept within a sixteenth of it (they stay there beside the weights and the
+ * panel). */
 static void choose_panel_passes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                                 int64_t esize) {
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);

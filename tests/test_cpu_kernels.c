@@ -1312,9 +1312,10 @@ static void assert_flag_by_source(const char *list, const char *flag, const char
  * in several panels a chunk (a short last panel, a tile tail) over pixel passes (on Intel
  * one a panel; L1-sized ones with a short last one, whatever the host, in the
  * dw_1x1_gemm_passes packs) and groups of two and three blocks (f32, and f16 at a column
- * stride of 2), a 195-pixel plane whose reduction (two images) is short; 16-bit channels-first dy read in place, each tile's rows of an image converted
- * on its stack (a tail tile of one row: f16 with 13 output channels); outputs pre-filled with
- * NaN, so an unwritten dw element fails. */
+ * stride of 2), a 195-pixel plane whose reduction (two images) is short; 16-bit
+ * channels-first dy read in place, each tile's rows of an image converted on its stack (a
+ * tail tile of one row: f16 with 13 output channels); outputs pre-filled with NaN, so an
+ * unwritten dw element fails. */
 static void test_dw_1x1_gemm_kernels(void **state) {
     (void)state;
     static const char config[] =

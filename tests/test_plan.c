@@ -1263,9 +1263,8 @@ static void test_dw_x_staged_planar_plan(void **state) {
 
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
  * by element: a stride in depth or above 2 along the row; 64 channels-last, 256 where the
- * reduction is at most 392 pixels), input channels in
- * whole blocks of 4 vectors: one DW_GEMM_1X1 step writing dw in place (no partial
- * sums, no reduce, no reorder); items = groups of channel blocks x chunks of output channels
+ * reduction is at most 392 pixels), input channels in whole blocks of 4 vectors: one
+ * DW_GEMM_1X1 step writing dw in place (no partial sums, no reduce, no reorder); items = groups of channel blocks x chunks of output channels
  * (whole tiles) giving 8 per thread where the groups alone do not. Channels-last: dy staged in
  * panels of 8 tiles (48 channels), as many blocks per group as divide the blocks and fit a
  * quarter of the L2 (1 MiB here: two 100 KiB blocks of 392 pixels), passes of 54 pixels (half
