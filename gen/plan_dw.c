@@ -223,17 +223,35 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
  * (depthwise_x_by_columns), stride-1 rows of at most 7 pixels, whose filter-row partials the
  * blocks by filter rows reload every 7 pixels, hold 2-vector blocks: 7x7 1024-channel 0.063 ->
  * 0.046 ms, bf16 0.060 -> 0.050 (3-vector blocks 0.059, 0.070); 14x14 kept the 4-vector
- * blocks (0.150 against 0.167 held in 2), as did 14x14 stride 2 (level). */
+ * blocks (0.150 against 0.167 held in 2), as did 14x14 stride 2 (level).
+ * Rows of 8 to 14 pixels hold 2-vector blocks too (x then staged: depthwise_x_staged) where x
+ * is 16-bit, or where the batch's x and dy pass the cores' L2s: held 2-vector blocks read
+ * each x and dy line once per pixel for every tap, where blocks by filter rows reload their
+ * partial sums every row. MobileNet's 14x14 512-channel NHWC dw, Emerald Rapids, 8
+ * interleaved rounds on two cores (4 on one): f32 at batch 8 8-10% faster, batch 6 10%, batch
+ * 16 3-4%, 768 channels 4-5%, 12x12 at batch 8 4%; f16 and bf16 at batch 8 18-23%, bf16 at
+ * batch 2 16%; f32 within the L2s (batch 1 to 4, 10x10 at batch 8) 4-12% slower, so those
+ * keep the 4-vector blocks. */
+static int depthwise_short_rows_held(const cg_target *target, const cg_dims *dims, int64_t batch,
+                                     int x_elem_bytes, int64_t channels) {
+    if (dims->out[2] > 14 || dims->stride[2] != 1) return 0;
+    if (x_elem_bytes < 4) return 1;
+    const int64_t pixels = cg_prod(dims->in, 3) + cg_prod(dims->out, 3);
+    return batch * pixels * channels * x_elem_bytes > target->threads * target->l2_bytes;
+}
+
 static void intel_depthwise_tile(const cg_target *target, int64_t taps, int64_t row_taps,
-                                 const cg_dims *dims, int x_elem_bytes, cg_step *part) {
+                                 const cg_dims *dims, int64_t batch, int x_elem_bytes,
+                                 cg_step *part) {
     const cg_isa_budget *budget = cg_isa_budget_of(target->isa);
     const int64_t channels = part->cout_g;
     if (target->vendor != CG_VENDOR_INTEL || cg_isa_base(target->isa) != CG_ISA_AVX512) return;
     const int64_t pad2 = depthwise_padding(channels, 2, budget->vlen);
     const int64_t pad3 = depthwise_padding(channels, 3, budget->vlen);
     const int64_t pad4 = depthwise_padding(channels, 4, budget->vlen);
-    if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 && dims->out[2] <= 7 &&
-        dims->stride[2] == 1 && pad2 <= pad3) {
+    if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 && pad2 <= pad3 &&
+        ((dims->out[2] <= 7 && dims->stride[2] == 1) ||
+         depthwise_short_rows_held(target, dims, batch, x_elem_bytes, channels))) {
         part->nv = 2; /* short rows, below */
     } else if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 &&
                row_taps * 4 + 4 + 1 <= budget->registers && pad4 <= pad3) {
@@ -701,7 +719,7 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     if (kind == CG_STEP_DW_DEPTHWISE_PARTIAL && target->isa != CG_ISA_GLSL) {
         depthwise_tap_registers(target->isa, taps, dims->filter[2], target->force_nv, part);
         if (target->force_nv <= 0)
-            intel_depthwise_tile(target, taps, dims->filter[2], dims,
+            intel_depthwise_tile(target, taps, dims->filter[2], dims, p->n,
                                  part->src.buffer == CG_T_X ? (int)cg_dtype_size(p->dtype) : 4,
                                  part);
         part->x_staged = depthwise_x_staged(target, dims, part);

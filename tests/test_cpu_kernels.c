@@ -587,7 +587,9 @@ static void test_depthwise_dw_staged(void **state) {
  * ISA: bf16 3x3 with stride 2 along the row, row dilation 2 and asymmetric padding (pixels
  * whose first tap column lies in the padding load their dy at a later column), f16 1-D of 5
  * taps with db on 40 channels (a ragged last block), f32 3x3 with db and padding 2 on one
- * side only; staged rows take the same path in test_depthwise_dw_staged. */
+ * side only; staged rows take the same path in test_depthwise_dw_staged, and rows of 13 and
+ * 14 pixels in 2-vector blocks (bf16; f32 with db and asymmetric padding) on Intel's
+ * AVX-512 here. */
 static void test_depthwise_dw_by_columns(void **state) {
     (void)state;
     static const char config[] =
@@ -607,6 +609,22 @@ static void test_depthwise_dw_by_columns(void **state) {
     check_override_pack("depthwise_dw_by_columns", config, "{}", "CONVGRAD_CPU_VENDOR=intel",
                         "d=%s/src; test $(grep -l 'define X_BY_COLUMNS 1$' $d/*dwbwdw*.c | "
                         "xargs grep -l 'define X_STAGED 0$' | wc -l) -eq 6");
+    /* rows of 14 pixels on Intel's AVX-512: 2-vector blocks held, x staged, by column, where x
+     * is 16-bit (bf16) or x and dy pass the cores' L2s (f32 against a claimed 64 KiB L2) */
+    static const char rows14[] =
+        "{\"problems\": ["
+        "{\"name\":\"rows14_bf16\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\","
+        "\"layout\":\"NHWC\",\"n\":1,\"c\":512,\"k\":512,\"groups\":512,\"input\":[3,14],"
+        "\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"rows14_f32\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":512,\"k\":512,\"groups\":512,\"input\":[4,13],"
+        "\"filter\":[3,3],\"pad_lo\":[1,0],\"pad_hi\":[1,2]}]}";
+    check_override_pack("depthwise_dw_rows14", rows14, "{}",
+                        "CONVGRAD_CPU_VENDOR=intel CONVGRAD_L2_BYTES=65536",
+                        "d=%s/src; n=$(ls $d/*dwbwdw*__avx512*.c | wc -l); [ $n -ge 2 ] && "
+                        "test $(grep -l 'define NV 2$' $d/*dwbwdw*__avx512*.c | xargs grep -l "
+                        "'define X_STAGED 1$' | xargs grep -l 'define X_BY_COLUMNS 1$' | wc -l) "
+                        "-eq $n");
 }
 
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as

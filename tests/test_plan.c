@@ -1709,7 +1709,9 @@ static void test_narrow_turned_dy_tile(void **state) {
 /* On Intel's AVX-512 a depthwise dw takes blocks of an even number of vectors: 4 by filter
  * rows where every tap would be held in 3-vector blocks over staged 2 KiB pixels (512 and 1024
  * channels; 520 keeps them: 4-vector blocks would pad 56 lanes against 8) but 2 held on rows
- * of 7 pixels (f32 and bf16), 2 held on stride-1
+ * of 7 pixels (f32 and bf16), and on stride-1 rows of up to 14 pixels whose x is 16-bit or
+ * whose x and dy pass the two cores' 1 MiB L2s (14x14 at batch 8: 6.4 MB; batch 2 in f32,
+ * 1.6 MB, keeps 4 by filter rows; bf16 at batch 2 takes 2 held), 2 held on stride-1
  * rows of f32 pixels where 4 by filter rows were taken (128 and 256 channels; stride 2 and a
  * bf16 x read in place, whose 4-vector blocks are line pairs, keep them); other vendors, AVX2
  * and a forced nv keep the rules before it. */
@@ -1719,7 +1721,9 @@ static void test_intel_depthwise_tile(void **state) {
         const char *problem;
         int intel_nv, intel_held, other_nv, other_held;
     } cases[] = {
-        {"bwdw_f32_nhwc_g512mb8ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 4, 0, 3, 1},
+        {"bwdw_f32_nhwc_g512mb8ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 3, 1},
+        {"bwdw_f32_nhwc_g512mb2ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 4, 0, 3, 1},
+        {"bwdw_bf16_nhwc_g512mb2ic512oc512_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 3, 1},
         {"bwdw_f32_nhwc_g1024mb8ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 3, 1},
         {"bwdw_bf16_nhwc_g1024mb8ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 3, 1},
         {"bwdw_f32_nhwc_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 0, 3, 1},
