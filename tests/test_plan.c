@@ -2812,10 +2812,10 @@ static const struct wino_dw_case {
      * tiles for 4 items per thread */
     {"bwdw-bwdb_f32_nchw_g1mb16ic16oc64_i225x225_o225x225_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 16, 8, 0},
     /* ResNet-50's 3x3 dw layers: blocks of 32 input channels; 64 x 64 channels fused (2
-     * blocks; V and U would be 28.9 MB), the others staged (8, 32, 128 blocks; V and U 14.4,
-     * 9.4, 4.7 MB) */
+     * blocks; V and U would be 28.9 MB) and 128 x 128 (8 blocks, only 4 a thread), the others
+     * staged (32, 128 blocks; V and U 9.4, 4.7 MB) */
     {"bwdw_f32_nchw_g1mb8ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 4, 0},
-    {"bwdw_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
+    {"bwdw_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 0},
     {"bwdw_f32_nchw_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
     {"bwdw_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 4, 32, 1, 1},
     /* 512 x 512 channels over at most 150 output pixels (7x7 at batch 3): the direct dw
