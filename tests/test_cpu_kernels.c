@@ -634,7 +634,8 @@ static void test_depthwise_dw_by_columns(void **state) {
  * blocks of 32, 32 and 6 on AVX-512, 33 and 37 output channels one block of 3 vectors with a
  * ragged last one; the f32 and bf16 problems (x and dy past the 96 KiB) prefetch the next tile
  * row, channels-first and channels-last. Staged: one vector of output channels per block (33 channels: blocks of 16,
- * 16 and 1), no splits (9 blocks on AVX-512, 15 on AVX2; 40 x 50 channels: 8), db from the
+ * 16 and 1), no splits (9 blocks on AVX-512, 15 on AVX2; 40 x 140 channels: 18; more than 4
+ * a thread), db from the
  * transformed dy. f32 channels-first with db, f16 and bf16 channels-last, bf16 channels-first
  * with db and asymmetric padding (0 and 2 on either side); F(2x2) and channel counts below a
  * vector in test_winograd_overrides. */
@@ -654,7 +655,7 @@ static void test_winograd_dw_chunks(void **state) {
         "{\"problems\": ["
         BLOCKS_PROBLEMS
         "{\"name\":\"asym_nc\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"bf16\","
-        "\"layout\":\"NCHW\",\"n\":3,\"c\":40,\"k\":50,\"input\":[11,7],\"filter\":[3,3],"
+        "\"layout\":\"NCHW\",\"n\":3,\"c\":40,\"k\":140,\"input\":[11,7],\"filter\":[3,3],"
         "\"pad_lo\":[0,2],\"pad_hi\":[1,0]}]}";
     check_override_pack("wino_dw_staged", staged, "{\"nv\": 1}", NULL,
                         "test $(ls %s/src/*wbwdwi_*.c | wc -l) -eq 6");
