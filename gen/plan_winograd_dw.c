@@ -112,10 +112,10 @@ static int64_t choose_splits(const cg_plan *plan, const wdw_shape *s, int64_t ch
  * from it: ResNet's 256 x 256 channels on 14x14 planes, 9.4 MB, transform x 4 and dy 8 times
  * fused), and the blocks give more than 4 items per thread (no splits staged). At exactly 4
  * (ResNet's 128 x 128 channels at 28x28 on two cores: 8 blocks, x transformed twice and dy
- * 4 times fused) the fused items ran faster on the Intel Xeon, 5 interleaved rounds: NCHW
- * 21% in f32, f16 and bf16, NHWC 8%, batch 16 14-18%; on one core (4 blocks a thread and
- * more, staged) the staged steps were the faster by 3-10% in f32; 160 and 192 channels (15
- * and 18 blocks) level to 6% faster staged. */
+ * 4 times fused) the fused items ran faster on the Intel Xeon, 5 and 8 interleaved rounds:
+ * NCHW 17-21% in f32, f16 and bf16, NHWC 8-9%, batch 16 14-18%; on one core (4 blocks a
+ * thread and more, staged) the staged steps were the faster by 3-10% in f32; 160 and 192
+ * channels (15 and 18 blocks) level to 6% faster staged. */
 static int staged_applies(const cg_plan *plan, const wdw_shape *s) {
     const int64_t blocks = s->cblocks * s->kblocks;
     if (blocks == 1 || blocks <= 4 * (int64_t)plan->target.threads) return 0;
