@@ -236,12 +236,19 @@ static void set_view_vectors(cg_template_values *v, const char *prefix, cg_dtype
     cg_values_set(v, key, "cg_v%s_range%s", stores ? "store" : "load", vec_suffix(dtype));
 }
 
+/* A kernel that may convert a tensor of `dtype` to f32 on its stack: `flag` (its name in the
+ * template) says whether, or how many times, it does; TO_F32 is the conversion. */
+static void set_stack_conversion(cg_template_values *v, const char *flag, int on,
+                                 cg_dtype dtype) {
+    cg_values_int(v, flag, on);
+    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(dtype));
+}
+
 /* What a staging kernel's tiles read (SRC_*): its source in place, or (staged) converted to
  * f32 on its stack by TO_F32; `flag` tells the template which (STAGED, or a count of stages). */
 static void set_staged_source(cg_template_values *v, const char *flag, int staged,
                               cg_dtype dtype) {
-    cg_values_int(v, flag, staged);
-    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(dtype));
+    set_stack_conversion(v, flag, staged, dtype);
     set_view_vectors(v, "SRC", staged ? CG_F32 : dtype, 0);
 }
 
@@ -285,8 +292,7 @@ static void set_broadcast_dy(cg_template_values *v, const cg_problem *p, const c
 static const char *fill_dw_xturn(const cg_problem *p, const cg_step *s, cg_template_values *v) {
     set_turned_operands(v, p->dtype);
     set_broadcast_dy(v, p, s);
-    cg_values_int(v, "DY_STAGED", s->dy_staged);
-    cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src2)));
+    set_stack_conversion(v, "DY_STAGED", s->dy_staged, view_dtype(p, &s->src2));
     cg_values_int(v, "IN1", s->src.logical[1]);
     cg_values_int(v, "IN2", s->src.logical[2]);
     cg_values_int(v, "CIN", s->cin_g);
@@ -908,8 +914,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "CGROUP", s->block_run > 0 ? s->block_run : 1);
         cg_values_int(v, "KPANEL", s->k_chunk > 0 ? s->k_chunk : s->mr);
         cg_values_int(v, "QCHUNK", s->item_rows > 0 ? s->item_rows : 1);
-        cg_values_int(v, "DY_ROWS", s->dy_staged); /* 16-bit dy rows converted per tile */
-        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src2)));
+        /* 16-bit dy rows converted per tile */
+        set_stack_conversion(v, "DY_ROWS", s->dy_staged, view_dtype(p, &s->src2));
         return "cpu/dw_1x1_gemm.c.in";
     case CG_STEP_DW_SPLIT_CL: {
         /* the tiles read the tensors in place, or (in_staged) each chunk's f32 copy */
@@ -1029,8 +1035,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "W_PREFETCH", s->w_prefetch);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         cg_values_set(v, "SRC_ELEM", "%s", elem_type(view_dtype(p, &s->src)));
-        cg_values_int(v, "STAGED", s->in_staged); /* 16-bit dy rows converted per item */
-        cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src)));
+        /* 16-bit dy rows converted per item */
+        set_stack_conversion(v, "STAGED", s->in_staged, view_dtype(p, &s->src));
         return "cpu/conv.c.in";
     case CG_STEP_DEPTHWISE:
         set_view(v, "SRC", &s->src);
@@ -1184,8 +1190,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             cg_values_int(v, "X_STAGED", s->x_staged);
             cg_values_int(v, "XPANEL", s->x_staged ? s->k_chunk : s->mr);
             cg_values_int(v, "X_STAGED_ONCE", s->x_staged_once);
-            cg_values_int(v, "X_ROWS", s->in_staged); /* 16-bit x rows converted per row block */
-            cg_values_set(v, "TO_F32", "cg_to_f32%s", vec_suffix(view_dtype(p, &s->src)));
+            /* 16-bit x rows converted per row block */
+            set_stack_conversion(v, "X_ROWS", s->in_staged, view_dtype(p, &s->src));
             cg_values_int(v, "TAPS_INSIDE", s->taps_inside);
             cg_values_set(v, "X_LOADV", "cg_vload%s", vec_suffix(view_dtype(p, &s->src)));
             cg_values_set(v, "X_LOADV_RANGE", "cg_vload_range%s", vec_suffix(view_dtype(p, &s->src)));

@@ -84,6 +84,7 @@
 #define ROW_SPAN (((int64_t)IN_STEP2 * (COUNT2 - 1) + 1) * SRC_C)
 #define VIEW_ROW_PITCH ((int64_t)IN_STEP1 * SRC_E2 * SRC_C)
 #define IN_ROW_PITCH (STAGED ? ROW_SPAN : VIEW_ROW_PITCH)
+#define OUT_ROW_PITCH ((int64_t)OUT_STEP1 * DST_E2 * DST_C) /* between consecutive output rows */
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
@@ -147,7 +148,7 @@ static inline __attribute__((always_inline)) void rows_of(const float *in, const
                                                           const int spill) {
     for (int64_t r = 0; r < rows; r++) {
         const float *in_row = in + r * IN_ROW_PITCH;
-        DST_ELEM *out_row = out + (int64_t)r * OUT_STEP1 * DST_E2 * DST_C;
+        DST_ELEM *out_row = out + r * OUT_ROW_PITCH;
         int h2 = 0;
         for (; h2 + MR <= COUNT2; h2 += MR)
             tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
@@ -187,7 +188,7 @@ static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in,
     }
     for (int64_t r = 0; r < COUNT1; r++) {
         stage_rows(in + r * VIEW_ROW_PITCH, 1, stage);
-        rows_of(stage, w, out + r * OUT_STEP1 * DST_E2 * DST_C, 1, nv, lanes, 0);
+        rows_of(stage, w, out + r * OUT_ROW_PITCH, 1, nv, lanes, 0);
     }
 }
 

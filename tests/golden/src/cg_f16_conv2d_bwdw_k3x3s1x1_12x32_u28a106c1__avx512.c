@@ -57,6 +57,8 @@
 #define XP_HELD (X_STAGED_ONCE ? TAPS * XP_PANELS : 1) /* panels on the stack */
 #define XR_ROW ((int64_t)X_E2 * X_C) /* X_ROWS: floats of a staged x row */
 #define XR_FLOATS ((int64_t)ROW_BLOCK * TAPS0 * TAPS1 * XR_ROW)
+/* X_ROWS: where the x row of filter row (j0, j1) for row rr of the block is staged */
+#define XR_AT(x_rows, rr, j0, j1) ((x_rows) + (((rr) * TAPS0 + (j0)) * TAPS1 + (j1)) * XR_ROW)
 #define DY_BUF CG_T_DY
 #define DY_OFFSET 0
 #define DY_E0 1
@@ -257,7 +259,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
          * padding); X_ROWS: the tap's staged row, at the tile's first channel of its column 0 */
         const X_ELEM *x_row = x_row_of(x, r, j0, j1, j2);
         const float *xs_row = X_STAGED ? xs + (r - r0) * OUT2 * XP_STRIDE
-                              : X_ROWS ? xs + ((r - r0) * TAPS0 * TAPS1 + j0 * TAPS1 + j1) * XR_ROW
+                              : X_ROWS ? XR_AT(xs, r - r0, j0, j1)
                                        : xs;
         const int64_t xs_at = X_ROWS ? (X_BASE2 + DIL2 * j2) * X_C + ci : 0;
         if (DY_PLANAR) dy_prefetch_step(ahead);
@@ -370,16 +372,15 @@ static void stage_x(const X_ELEM *x, int64_t r0, int64_t r1, int j0, int j1, int
 }
 
 /* X_ROWS: the x rows that the taps of rows [r0, r1) read, whole (every channel), into
- * x_rows[(r - r0) * TAPS0 * TAPS1 + j0 * TAPS1 + j1] as f32; rows in the padding are left as
- * they are (the tiles skip them). */
+ * XR_AT(x_rows, r - r0, j0, j1) as f32; rows in the padding are left as they are (the tiles
+ * skip them). */
 static void stage_x_rows(const X_ELEM *x, int64_t r0, int64_t r1, float *x_rows) {
     for (int64_t r = r0; r < r1; r++)
         for (int j0 = 0; j0 < TAPS0; j0++)
             for (int j1 = 0; j1 < TAPS1; j1++) {
                 const X_ELEM *row = x_row_of(x, r, j0, j1, 0); /* at column X_BASE2 */
                 if (row)
-                    TO_F32(row - X_BASE2 * X_C,
-                           x_rows + ((r - r0) * TAPS0 * TAPS1 + j0 * TAPS1 + j1) * XR_ROW, XR_ROW);
+                    TO_F32(row - X_BASE2 * X_C, XR_AT(x_rows, r - r0, j0, j1), XR_ROW);
             }
 }
 
