@@ -205,6 +205,20 @@ static const char *vec_suffix(cg_dtype dtype) {
     return dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
 }
 
+/* CONV (conv.c.in): where its taps read w (TAP_MAP), w's strides and element, which
+ * W_LOCAL_CI's copies walk (block runs: one group). */
+static void conv_weight_walk(cg_template_values *v, const cg_problem *p, const cg_step *s) {
+    cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
+    cg_values_int(v, "CO_STRIDE", w.cout);
+    cg_values_int(v, "CI_STRIDE", w.cin);
+    cg_values_int(v, "F_STRIDE", w.tap);
+    cg_values_set(v, "W_ELEM", "%s", elem_type(p->dtype));
+    cg_values_set(v, "W_LOADV", "cg_vload%s", vec_suffix(p->dtype));
+    cg_values_set(v, "W_LOADV_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
+    cg_values_set(v, "W_LOAD", "%s", load_fn(p->dtype));
+    set_tap_map(v, "TAP_MAP", s, cg_prod(s->taps, 3));
+}
+
 /* A view's storage type: the problem's own on one of its tensors (read or written in place),
  * f32 in the workspace. */
 static cg_dtype view_dtype(const cg_problem *p, const cg_view *view) {
@@ -1033,6 +1047,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "ITEM_ROWS", s->item_rows);
         cg_values_int(v, "PLANE_RUN", s->plane_run);
         cg_values_int(v, "W_PREFETCH", s->w_prefetch);
+        cg_values_int(v, "W_LOCAL_CI", s->w_local_ci);
+        conv_weight_walk(v, p, s);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         cg_values_set(v, "SRC_ELEM", "%s", elem_type(view_dtype(p, &s->src)));
         /* 16-bit dy rows converted per item */

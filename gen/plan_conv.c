@@ -103,11 +103,57 @@ static int64_t pack_rows(const cg_plan *plan, const cg_step *pack) {
     return cg_ceil_div(pack->cin_g, runs);
 }
 
+/* Where a dense dx step may copy its weights block by block (conv.c.in W_LOCAL_CI) instead of
+ * a PACK_W step packing them all first: one group (block runs), on the CPU. */
+static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
+    return plan->target.isa != CG_ISA_GLSL && conv->kind == CG_STEP_CONV && conv->k_chunk == 0 &&
+           conv->groups == 1 && conv->role == CG_ROLE_BWD_DATA;
+}
+
+/* Weight copies a conv item makes on its stack: a quarter of the L2 at most, and within what
+ * every thread's stack holds (plan_winograd.c's SCRATCH_CAP says why 512 KiB). */
+#define W_LOCAL_STACK_CAP ((int64_t)512 << 10)
+
+/* Input channels per copy of a block's weights (W_LOCAL_CI), 0 for a PACK_W step. A PACK_W
+ * step reads w, writes the packed copy and the conv reads it back: where the weights outweigh
+ * the pixels (ResNet's last stage at batch 1: 4-9 MiB of w, 49 pixels a plane), that pass
+ * took 40-45% of an NHWC dx (its kernels run alone 1.6-1.9x as fast). Block runs that hold
+ * every plane of the step (each block's weights used by one item) copy them instead, a chunk
+ * of input channels at a time on the stack, right before their tiles: the packed copy is never
+ * written out nor read back. ResNet's NHWC dx at batch 1 (Intel Xeon, two cores, interleaved):
+ * 7x7 2048 <- 512 1x1 1.17-1.30x as fast, 512 <- 2048 1.15-1.17x, 3x3 512 1.21-1.28x, 14x14
+ * stride-2 1.15-1.25x; NCHW 3x3 512 at 7x7 (its channels-first w copied element by element)
+ * 1.29x, 14x14 stride 2 0.97x; f16 and bf16 NHWC 0.99-1.36x, but bf16 NCHW (converted element
+ * by element) 0.93-0.94x at 7x7, which keeps the PACK_W step. Batch 2 (two runs of planes,
+ * each copying every block again): 0.88-1.19x, batch 8 0.72-0.95x, so only runs of every plane
+ * copy. Later chunks add to the output, so a 16-bit output in place takes a single chunk or the
+ * PACK_W step. */
+static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *conv) {
+    if (!conv_may_copy_weights(plan, conv) || conv->block_run <= 0 ||
+        conv->plane_run < conv->src.n * conv->count[0])
+        return 0;
+    int64_t cap = plan->target.l2_bytes / 4;
+    if (cap > W_LOCAL_STACK_CAP) cap = W_LOCAL_STACK_CAP;
+    const int64_t channel_bytes = cg_prod(conv->taps, 3) * conv->nv * conv->vlen * 4;
+    const int64_t most = cap / channel_bytes > 1 ? cap / channel_bytes : 1;
+    const int64_t channels = cg_ceil_div(conv->cin_g, cg_ceil_div(conv->cin_g, most));
+    const int f32_out = plan->problem.dtype == CG_F32 || conv->dst.buffer == CG_BUF_WORKSPACE;
+    if (channels < conv->cin_g && !f32_out) return 0;
+    const cg_problem *p = &plan->problem;
+    const int adjacent = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank)).cout == 1;
+    return adjacent || p->dtype == CG_F32 ? channels : 0;
+}
+
 /* Adds the PACK_W step for `conv` (already filled) and allocates its packed weights. */
 static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
     int64_t taps = conv->taps[0] * conv->taps[1] * conv->taps[2];
     int64_t blocks = block_count(conv);
     int64_t nr = (int64_t)conv->nv * conv->vlen;
+    conv->w_local_ci = conv_local_weight_channels(plan, conv);
+    if (conv->w_local_ci > 0) {
+        conv->cout_pad = blocks * nr;
+        return CG_OK;
+    }
     int64_t bytes = conv->depthwise ? taps * blocks * nr * 4
                                     : conv->groups * blocks * taps * conv->cin_g * nr * 4;
     conv->wpack_offset = cg_ws_alloc(plan, bytes);
@@ -215,12 +261,31 @@ static int64_t conv_block_bytes(const cg_plan *plan, const cg_step *step) {
  * 14x14 stride-2 dx: 4 MiB a 2x2 phase, 16 items of 4 rows, 69 MB from the L3 a call). Runs of
  * blocks within half the L2 x runs of planes (their inputs within a quarter of it), at least
  * 4 items per thread: the same layer 7.65 -> 6.69 ms on two cores (weights held in the L1, an
- * upper bound, 6.40). Sets block_run and plane_run; 0 where rows stay the items. */
+ * upper bound, 6.40). Sets block_run and plane_run; 0 where rows stay the items.
+ * A dx of one plane of at most CONV_COPY_PLANE_PIXELS (batch 1 at 14x14 and below) takes block
+ * runs with weights inside half the L2 too, where it has 2 blocks a thread (else its rows share
+ * out better), up to 4 runs a thread, so that each block's weights are copied once
+ * (conv_local_weight_channels) instead of packed by a step of their own. ResNet's NHWC dx at
+ * batch 1, against row items behind a PACK_W step (Intel Xeon, two cores, interleaved): 14x14
+ * 1024 <- 256 1.13-1.18x, 256 <- 1024 1.16-1.20x, 28x28 stride-2 3x3 256 1.19-1.21x; at 28x28
+ * (784 pixels) 0.98-1.08x, at 56x56 0.89x. */
+#define CONV_COPY_PLANE_PIXELS 256
 static int64_t conv_block_items(const cg_plan *plan, cg_step *step) {
     const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
     const int64_t block_bytes = conv_block_bytes(plan, step);
     const int64_t blocks = cg_ceil_div(step->cout_g, nr), l2 = plan->target.l2_bytes;
-    if (step->depthwise || step->groups != 1 || blocks * block_bytes <= l2 / 2) return 0;
+    if (step->depthwise || step->groups != 1) return 0;
+    if (blocks * block_bytes <= l2 / 2) {
+        if (!conv_may_copy_weights(plan, step) || step->src.n * step->count[0] != 1 ||
+            step->count[1] * step->count[2] > CONV_COPY_PLANE_PIXELS ||
+            blocks < 2 * (int64_t)plan->target.threads)
+            return 0;
+        step->block_run = cg_ceil_div(blocks, 4 * (int64_t)plan->target.threads);
+        step->plane_run = 1;
+        if (conv_local_weight_channels(plan, step) > 0) return cg_ceil_div(blocks, step->block_run);
+        step->block_run = step->plane_run = 0;
+        return 0;
+    }
     int64_t run = (l2 / 2) / block_bytes;
     if (run < 1) run = 1;
     const int64_t block_runs = cg_ceil_div(blocks, run);

@@ -317,6 +317,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
             put_int(b, obj, "item_rows", s->item_rows);
             put_int(b, obj, "w_prefetch", s->w_prefetch);
             put_bool(b, obj, "in_staged", s->in_staged);
+            if (s->w_local_ci) put_int(b, obj, "w_local_ci", s->w_local_ci);
         }
         if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {

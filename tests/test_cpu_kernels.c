@@ -1903,6 +1903,55 @@ static void test_dw_x_rows_kernels(void **state) {
     free(problems);
 }
 
+/* Dense dx steps that copy each block's weights from w onto the stack (conv.c.in W_LOCAL_CI)
+ * instead of a PACK_W step, against the reference. A target claiming a 64 KiB L2 (copies of
+ * 16 KiB at most) at batch 1: a 3x3 dx of 48 input channels in 6 chunks of 8, channels-last
+ * and channels-first (copied element by element), a ragged 40-channel block; a 3x3 stride-2
+ * dx whose 2x2 phase takes 3 chunks and the others 1 (its 1-tap phase has small weights: rows
+ * behind a pack); a dilated 1-D dx in 4 chunks over 2 blocks; an f16 1x1 dx in one chunk
+ * (vector conversions, a 16-lane last block, dy staged); a bf16 1x1 stride-2 dx written in
+ * place, which would need chunks, and a bf16 channels-first 3x3, both behind a pack. Then at
+ * 1 MiB, one plane of at most 256 pixels takes block runs with weights inside half the L2: a
+ * 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one); 17x16 pixels stay rows. */
+static void test_conv_weight_copies(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"nl3\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":40,\"k\":48,\"input\":[7,6],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"nl3s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":36,\"k\":100,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad_lo\":[1,1],\"pad_hi\":[0,1]},"
+        "{\"name\":\"nc3\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":40,\"k\":48,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"nl1\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NWC\","
+        "\"n\":1,\"c\":100,\"k\":72,\"input\":[13],\"filter\":[3],\"dilation\":[2],\"pad\":[2]},"
+        "{\"name\":\"h1\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":272,\"k\":24,\"input\":[7,9],\"filter\":[1,1]},"
+        "{\"name\":\"b1s2\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":40,\"k\":200,\"input\":[9,10],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"bc3\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":40,\"k\":48,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]}]}";
+    check_override_pack("conv_weight_copies", config, "{\"winograd\": 0}",
+                        "CONVGRAD_L2_BYTES=65536",
+                        "d=%s/src; test $(grep -l 'define W_LOCAL_CI [1-9]' $d/*_bwdd_*__avx512.c"
+                        " | wc -l) -eq 7 && test $(grep -l 'define W_LOCAL_CI 8$' "
+                        "$d/*_bwdd_*__avx512.c | wc -l) -eq 2 && grep -q 'define W_LOCAL_CI 34$'"
+                        " $d/*_bwdd_*__avx512.c && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 3");
+    static const char plane[] =
+        "{\"problems\": ["
+        "{\"name\":\"nl1x1\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":200,\"k\":40,\"input\":[7,9],\"filter\":[1,1]},"
+        "{\"name\":\"nl3b\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":200,\"k\":24,\"input\":[10,12],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"rows\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":200,\"k\":40,\"input\":[17,16],\"filter\":[1,1]}]}";
+    check_override_pack("conv_weight_copies_plane", plane, "{\"winograd\": 0}",
+                        "CONVGRAD_L2_BYTES=1048576",
+                        "d=%s/src; test $(grep -l 'define W_LOCAL_CI [1-9]' $d/*_bwdd_*__avx512.c"
+                        " | wc -l) -eq 2 && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 1");
+}
+
 /* 16-bit dense channels-last dx alone whose stride phases are single taps: dy read in place
  * (no tocldy step), each CONV item converting its dy rows to f32 on the stack (conv.c.in
  * STAGED), AVX-512 and AVX2: 1x1 into two blocks (the last of 16 channels), strided 1x1 (the
@@ -1988,6 +2037,7 @@ int main(void) {
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_conv_staged_dy_kernels),
+        cmocka_unit_test(test_conv_weight_copies),
         cmocka_unit_test(test_dw_x_rows_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),

@@ -1001,6 +1001,47 @@ static void test_depthwise_rows(void **state) {
     }
 }
 
+/* Dense dx steps that copy each block's weights from w onto the stack (W_LOCAL_CI) instead of
+ * packing them all in a PACK_W step first: block runs that hold every plane (batch 1), in
+ * chunks of input channels within a quarter of the 1 MiB L2 (256 KiB: 1x1 blocks of 48 output
+ * channels, 192 bytes an input channel, take 1365, 3x3 ones 151). Channels-first filters copy
+ * element by element in f32 only; later chunks add to the output, so a 16-bit dx written in
+ * place takes one chunk or the pack. 2048 <- 512 at batch 2 has 9 block runs, each of both
+ * planes; at batch 8 two runs of planes (4 items a thread) would copy each block twice, and it
+ * keeps the pack, as do 28x28 planes (row items, the weights inside half the L2) and fwd. */
+static void test_conv_weight_copies(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int64_t local_ci;
+    } cases[] = {
+        {"bwdd_f32_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
+        {"bwdd_f32_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1024},
+        {"bwdd_f32_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
+        {"bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
+        {"bwdd_f16_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
+        {"bwdd_f32_nhwc_g1mb1ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 256},
+        {"bwdd_bf16_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+        {"bwdd_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        {"bwdd_f32_nhwc_g1mb2ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
+        {"bwdd_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+        {"bwdd_f32_nhwc_g1mb1ic512oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+        {"fwd_f32_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &base_target);
+        const cg_step *conv = find_kind(plan, CG_STEP_CONV);
+        assert_non_null(conv);
+        if (conv->w_local_ci != cases[c].local_ci)
+            fail_msg("%s: w_local_ci %lld, want %lld", cases[c].problem,
+                     (long long)conv->w_local_ci, (long long)cases[c].local_ci);
+        assert_int_equal(count_kind(plan, CG_STEP_PACK_W), cases[c].local_ci ? 0 : 1);
+        if (cases[c].local_ci) assert_true(conv->block_run > 0);
+        free(plan);
+    }
+}
+
 /* 1x1 dx with strides (and stride-1 fwd) on f32 channels-first: one PLANAR_1X1 GEMM step
  * that scatters into dx and zeroes the rest itself (no ZERO_FILL, no reorders). */
 static void test_planar_1x1(void **state) {
@@ -3645,7 +3686,7 @@ int main(void) {
         cmocka_unit_test(test_dw_x_converted_plan),
         cmocka_unit_test(test_dw_x_staged_16bit_plan), cmocka_unit_test(test_planar_1x1_staged_panels),
         cmocka_unit_test(test_depthwise_planes_staged),
-        cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_depthwise_turned),
+        cmocka_unit_test(test_planar_1x1),      cmocka_unit_test(test_conv_weight_copies),      cmocka_unit_test(test_depthwise_turned),
         cmocka_unit_test(test_depthwise_turned_writes),
         cmocka_unit_test(test_depthwise_flat),
         cmocka_unit_test(test_depthwise_rows),

@@ -16,6 +16,10 @@
  * of MR pixels x NV vectors of output channels live in registers; each reduction step loads NV
  * weight vectors and broadcasts MR input values (input channels x taps). A block's weights
  * past the L1 stream from the L2 for every tile; W_PREFETCH asks for them a few steps ahead.
+ * W_LOCAL_CI > 0 (dx block runs that hold every plane of the step, so each block's weights
+ * serve one item) packs no weights ahead in a step of their own: each block's weights are
+ * copied from w into the packed layout on the stack, W_LOCAL_CI input channels at a time, right
+ * before that block's tiles run over them; the tiles of later chunks add to the (f32) output.
  * STAGED (a single tap on 16-bit dy in place): each row item first converts the input rows it
  * reads, whole rows of all channels, to f32 on the stack, and its tiles read those (block runs:
  * a row at a time, per block). */
@@ -38,6 +42,16 @@
 #define DST_STOREV cg_vstore_bf16
 #define DST_STOREV_RANGE cg_vstore_range_bf16
 #define WPACK_OFFSET 9088
+#define W_LOCAL_CI 0
+/* W_LOCAL_CI: w's elements between output channels, input channels and taps; its storage
+ * element and its loads as f32 (a vector, lanes [lo, hi) of one, an element) */
+#define CO_STRIDE 1
+#define CI_STRIDE 180
+#define F_STRIDE 20
+#define W_ELEM uint16_t
+#define W_LOADV cg_vload_bf16
+#define W_LOADV_RANGE cg_vload_range_bf16
+#define W_LOAD cg_ld_bf16
 #define GROUPS 1
 #define CIN 18
 #define COUT 20
@@ -85,35 +99,49 @@
 #define VIEW_ROW_PITCH ((int64_t)IN_STEP1 * SRC_E2 * SRC_C)
 #define IN_ROW_PITCH (STAGED ? ROW_SPAN : VIEW_ROW_PITCH)
 #define OUT_ROW_PITCH ((int64_t)OUT_STEP1 * DST_E2 * DST_C) /* between consecutive output rows */
+#define LOCAL_FLOATS (W_LOCAL_CI > 0 ? TAPS * W_LOCAL_CI * NR : 1)
+
+static const int32_t tap_map[TAPS] = {7, 1}; /* filter tap that each tap of the step reads */
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
 _Static_assert(!STAGED || TAPS == 1, "staged: a single tap");
+_Static_assert(W_LOCAL_CI == 0 || BLOCK_RUN > 0, "local weights: block runs");
+_Static_assert(W_LOCAL_CI == 0 || W_LOCAL_CI >= CIN || sizeof(DST_ELEM) == 4,
+               "local weights in chunks: later chunks add to an f32 output");
 
 /* One register tile: mr pixels x nv vectors (nv == NV except in the last channel block, whose
- * last vector holds only `lanes` valid lanes). mr, nv, lanes and spill are constants at every
- * call site, so clang unrolls the tile loops and keeps the accumulators in registers.
+ * last vector holds only `lanes` valid lanes), over `cin` input channels of every tap (packed
+ * [tap][cin][NR] at wp), added to the output where `accumulate` (W_LOCAL_CI's later chunks).
+ * mr, nv, lanes and spill are constants at every call site, so clang unrolls the tile loops
+ * and keeps the accumulators in registers.
  * spill: the lanes past the block may be overwritten with garbage, because they are the next
  * group's channels of the same pixel, which this work item writes afterwards. A full store
  * then replaces the masked store, which is slow on some cores (Zen 4/5). */
 static inline __attribute__((always_inline)) void tile(const float *restrict in,
                                                        const float *restrict wp,
-                                                       DST_ELEM *restrict out, const int mr,
+                                                       DST_ELEM *restrict out, const int64_t cin,
+                                                       const int accumulate, const int mr,
                                                        const int nv, const int lanes,
                                                        const int spill) {
     cg_vec acc[MR][NV];
 #pragma clang loop unroll(full)
     for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
-        for (int v = 0; v < nv; v++) acc[m][v] = cg_vzero();
+        for (int v = 0; v < nv; v++) {
+            const float *op = (const float *)out + (int64_t)m * OUT_STEP2 * DST_C + v * CG_VLEN;
+            acc[m][v] = !W_LOCAL_CI || !accumulate ? cg_vzero()
+                        : v == nv - 1 && lanes < CG_VLEN ? cg_vload_n(op, lanes)
+                                                         : cg_vload(op);
+        }
     for (int j0 = 0; j0 < TAPS0; j0++)
         for (int j1 = 0; j1 < TAPS1; j1++)
             for (int j2 = 0; j2 < TAPS2; j2++) {
                 const float *ip =
                     in + ((int64_t)(j0 * IN_DIL0 * SRC_E1 + j1 * IN_DIL1) * SRC_E2 + j2 * IN_DIL2) *
                              SRC_C;
-                const float *wt = wp + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * CIN * NR;
-                for (int ci = 0; ci < CIN; ci++) {
+                const float *wt = wp + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * cin * NR;
+                for (int ci = 0; ci < cin; ci++) {
                     cg_vec w[NV];
 #pragma clang loop unroll(full)
                     for (int v = 0; v < nv; v++) w[v] = cg_vload(wt + ci * NR + v * CG_VLEN);
@@ -141,9 +169,11 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
         }
 }
 
-/* All pixel tiles of `rows` output rows for one channel block. */
+/* All pixel tiles of `rows` output rows for one channel block (input channels [0, cin) of `in`
+ * and of the packed weights wp). */
 static inline __attribute__((always_inline)) void rows_of(const float *in, const float *wp,
                                                           DST_ELEM *out, const int64_t rows,
+                                                          const int64_t cin, const int accumulate,
                                                           const int nv, const int lanes,
                                                           const int spill) {
     for (int64_t r = 0; r < rows; r++) {
@@ -152,10 +182,11 @@ static inline __attribute__((always_inline)) void rows_of(const float *in, const
         int h2 = 0;
         for (; h2 + MR <= COUNT2; h2 += MR)
             tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
-                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, MR, nv, lanes, spill);
+                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, cin, accumulate, MR, nv, lanes, spill);
         if (ROW_TAIL)
             tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
-                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, ROW_TAIL, nv, lanes, spill);
+                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, cin, accumulate, ROW_TAIL, nv, lanes,
+                 spill);
     }
 }
 
@@ -181,31 +212,85 @@ static void stage_rows(const SRC_ELEM *in, int64_t rows, float *stage) {
  * FMAs (a vector per input channel and 16 pixels against NR/16 FMAs per input value). */
 static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in, const float *w,
                                                              DST_ELEM *out, float *stage,
-                                                             const int nv, const int lanes) {
+                                                             const int64_t c0, const int64_t cin,
+                                                             const int accumulate, const int nv,
+                                                             const int lanes) {
     if (!STAGED) {
-        rows_of((const float *)(const void *)in, w, out, COUNT1, nv, lanes, 0);
+        rows_of((const float *)(const void *)(in + c0), w, out, COUNT1, cin, accumulate, nv,
+                lanes, 0);
         return;
     }
     for (int64_t r = 0; r < COUNT1; r++) {
         stage_rows(in + r * VIEW_ROW_PITCH, 1, stage);
-        rows_of(stage, w, out + r * OUT_ROW_PITCH, 1, nv, lanes, 0);
+        rows_of(stage + c0, w, out + r * OUT_ROW_PITCH, 1, cin, accumulate, nv, lanes, 0);
     }
 }
 
-/* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN). */
-static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack, int64_t item,
-                           float *stage) {
+/* W_LOCAL_CI: input channels [c0, c0 + cin) of channel block b, every tap, from w into local
+ * [tap][cin][NR], the lanes past COUT zero. Output channels adjacent in w (CO_STRIDE 1) are
+ * copied as vectors, a tap at a time; else (a channels-first filter's dx role, its taps
+ * adjacent) each input channel's elements, a few lines of w for all taps, element by element.
+ * The lines of input channel ci + 4 are asked for while ci is copied: consecutive input
+ * channels lie CI_STRIDE apart, a jump per channel that the hardware prefetchers do not
+ * follow. */
+static void copy_block(const W_ELEM *w, int64_t b, int64_t c0, int64_t cin, float *local) {
+    const int64_t lanes = b < BLOCKS - 1 ? NR : LAST_LANES;
+    const int64_t line = 64 / (int64_t)sizeof(W_ELEM);
+    const W_ELEM *wb = w + b * NR * CO_STRIDE;
+    for (int64_t ci = 0; ci < cin; ci++) {
+        const W_ELEM *row = wb + (c0 + ci) * CI_STRIDE;
+        if (ci + 4 < cin)
+            for (int64_t e = 0; e < (int64_t)CO_STRIDE * NR; e += line)
+                __builtin_prefetch(row + 4 * CI_STRIDE + e);
+        for (int j = 0; j < TAPS; j++) {
+            const W_ELEM *p = row + (int64_t)F_STRIDE * tap_map[j];
+            float *o = local + (j * cin + ci) * NR;
+            if (CO_STRIDE == 1) {
+#pragma clang loop unroll(full)
+                for (int v = 0; v < NV; v++) {
+                    const int64_t left = lanes - v * CG_VLEN;
+                    cg_vstore(o + v * CG_VLEN,
+                              left >= CG_VLEN ? W_LOADV(p + v * CG_VLEN)
+                              : left > 0      ? W_LOADV_RANGE(p + v * CG_VLEN, 0, (int)left)
+                                              : cg_vzero());
+                }
+                continue;
+            }
+            for (int64_t c = 0; c < NR; c++) o[c] = c < lanes ? W_LOAD(p, c * CO_STRIDE) : 0.0f;
+        }
+    }
+}
+
+/* Input channels [c0, c0 + cin) of channel block b (weights w, packed [tap][cin][NR]) over
+ * planes [p0, p0 + PLANE_RUN). */
+static void block_planes(const SRC_ELEM *src, DST_ELEM *dst, const float *w, int64_t b,
+                         int64_t p0, int64_t c0, int64_t cin, int accumulate, float *stage) {
+    for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
+        const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
+        const SRC_ELEM *in = input_at(src, n, h0, 0);
+        DST_ELEM *out = output_at(dst, n, h0, 0) + b * NR;
+        if (b < BLOCKS - 1) plane_rows(in, w, out, stage, c0, cin, accumulate, NV, CG_VLEN);
+        else plane_rows(in, w, out, stage, c0, cin, accumulate, NV_LAST, TAIL_LANES);
+    }
+}
+
+/* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN), the
+ * weights packed (wpack), or W_LOCAL_CI copied from w a chunk at a time into local. */
+static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack,
+                           const W_ELEM *w, int64_t item, float *stage, float *local) {
     const int64_t runs = PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1;
     const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
-    for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++)
-        for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
-            const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
-            const SRC_ELEM *in = input_at(src, n, h0, 0);
-            const float *w = wpack + b * TAPS * CIN * NR;
-            DST_ELEM *out = output_at(dst, n, h0, 0) + b * NR;
-            if (b < BLOCKS - 1) plane_rows(in, w, out, stage, NV, CG_VLEN);
-            else plane_rows(in, w, out, stage, NV_LAST, TAIL_LANES);
+    for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++) {
+        if (!W_LOCAL_CI) {
+            block_planes(src, dst, wpack + b * TAPS * CIN * NR, b, p0, 0, CIN, 0, stage);
+            continue;
         }
+        for (int64_t c0 = 0; c0 < CIN; c0 += W_LOCAL_CI) {
+            const int64_t cin = CIN - c0 < W_LOCAL_CI ? CIN - c0 : W_LOCAL_CI;
+            copy_block(w, b, c0, cin, local);
+            block_planes(src, dst, local, b, p0, c0, cin, c0 > 0, stage);
+        }
+    }
 }
 
 void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x8_u6a018123__generic(const cg_kernel_params *params, void *const *buffers) {
@@ -213,9 +298,10 @@ void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x8_u6a018123__generic(const cg_kernel_param
     DST_ELEM *dst = (DST_ELEM *)((char *)buffers[DST_BUF] + DST_OFFSET);
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     float stage[STAGED ? (BLOCK_RUN ? 1 : ITEM_ROWS) * ROW_SPAN : 1] __attribute__((aligned(64)));
+    float local[LOCAL_FLOATS] __attribute__((aligned(64)));
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         if (BLOCK_RUN) {
-            block_run_item(src, dst, wpack, item, stage);
+            block_run_item(src, dst, wpack, (const W_ELEM *)buffers[CG_T_W], item, stage, local);
             continue;
         }
         const int64_t h1 = item % ROW_BLOCKS * ITEM_ROWS, h0 = (item / ROW_BLOCKS) % COUNT0;
@@ -230,13 +316,13 @@ void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x8_u6a018123__generic(const cg_kernel_param
         for (int g = 0; g < GROUPS; g++) {
             for (int b = 0; b < BLOCKS - 1; b++)
                 rows_of(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * TAPS * CIN * NR,
-                        out + g * COUT + b * NR, rows, NV, CG_VLEN, 0);
+                        out + g * COUT + b * NR, rows, CIN, 0, NV, CG_VLEN, 0);
             const float *w_last = wpack + (int64_t)(g * BLOCKS + BLOCKS - 1) * TAPS * CIN * NR;
             DST_ELEM *out_last = out + g * COUT + (BLOCKS - 1) * NR;
             if (g < GROUPS - 1 && g * COUT + (BLOCKS - 1) * NR + NV_LAST * CG_VLEN <= DST_C)
-                rows_of(in + g * CIN, w_last, out_last, rows, NV_LAST, TAIL_LANES, 1);
+                rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 1);
             else
-                rows_of(in + g * CIN, w_last, out_last, rows, NV_LAST, TAIL_LANES, 0);
+                rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 0);
         }
     }
 }
