@@ -206,17 +206,24 @@ static const char *vec_suffix(cg_dtype dtype) {
 }
 
 /* CONV (conv.c.in): where its taps read w (TAP_MAP), w's strides and element, which
- * W_LOCAL_CI's copies walk (block runs: one group). */
+ * W_LOCAL_CI's copies walk (block runs: one group). Kernels on packed weights get the same
+ * neutral values whatever the problem's w, so that such kernels of f16 and bf16 problems stay
+ * the same code (pack_twins.c). */
 static void conv_weight_walk(cg_template_values *v, const cg_problem *p, const cg_step *s) {
-    cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
-    cg_values_int(v, "CO_STRIDE", w.cout);
-    cg_values_int(v, "CI_STRIDE", w.cin);
-    cg_values_int(v, "F_STRIDE", w.tap);
-    cg_values_set(v, "W_ELEM", "%s", elem_type(p->dtype));
-    cg_values_set(v, "W_LOADV", "cg_vload%s", vec_suffix(p->dtype));
-    cg_values_set(v, "W_LOADV_RANGE", "cg_vload_range%s", vec_suffix(p->dtype));
-    cg_values_set(v, "W_LOAD", "%s", load_fn(p->dtype));
-    set_tap_map(v, "TAP_MAP", s, cg_prod(s->taps, 3));
+    const int copies = s->w_local_ci > 0;
+    const cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
+    const cg_dtype dtype = copies ? p->dtype : CG_F32;
+    cg_values_int(v, "CO_STRIDE", copies ? w.cout : 0);
+    cg_values_int(v, "CI_STRIDE", copies ? w.cin : 0);
+    cg_values_int(v, "F_STRIDE", copies ? w.tap : 0);
+    cg_values_set(v, "W_ELEM", "%s", elem_type(dtype));
+    cg_values_set(v, "W_LOADV", "cg_vload%s", vec_suffix(dtype));
+    cg_values_set(v, "W_LOADV_RANGE", "cg_vload_range%s", vec_suffix(dtype));
+    cg_values_set(v, "W_LOAD", "%s", load_fn(dtype));
+    int64_t map[CG_MAX_TAPS] = {0};
+    const int64_t taps = cg_prod(s->taps, 3);
+    for (int64_t t = 0; copies && t < taps; t++) map[t] = s->tap_map[t];
+    set_list(v, "TAP_MAP", map, (int)taps);
 }
 
 /* A view's storage type: the problem's own on one of its tensors (read or written in place),

@@ -45,13 +45,13 @@
 #define W_LOCAL_CI 0
 /* W_LOCAL_CI: w's elements between output channels, input channels and taps; its storage
  * element and its loads as f32 (a vector, lanes [lo, hi) of one, an element) */
-#define CO_STRIDE 1
-#define CI_STRIDE 180
-#define F_STRIDE 20
-#define W_ELEM uint16_t
-#define W_LOADV cg_vload_bf16
-#define W_LOADV_RANGE cg_vload_range_bf16
-#define W_LOAD cg_ld_bf16
+#define CO_STRIDE 0
+#define CI_STRIDE 0
+#define F_STRIDE 0
+#define W_ELEM float
+#define W_LOADV cg_vload
+#define W_LOADV_RANGE cg_vload_range
+#define W_LOAD cg_ld_f32
 #define GROUPS 1
 #define CIN 18
 #define COUT 20
@@ -101,7 +101,7 @@
 #define OUT_ROW_PITCH ((int64_t)OUT_STEP1 * DST_E2 * DST_C) /* between consecutive output rows */
 #define LOCAL_FLOATS (W_LOCAL_CI > 0 ? TAPS * W_LOCAL_CI * NR : 1)
 
-static const int32_t tap_map[TAPS] = {4}; /* filter tap that each tap of the step reads */
+static const int32_t tap_map[TAPS] = {0}; /* filter tap that each tap of the step reads */
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");

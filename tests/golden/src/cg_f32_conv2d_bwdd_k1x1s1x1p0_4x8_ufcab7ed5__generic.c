@@ -45,9 +45,9 @@
 #define W_LOCAL_CI 0
 /* W_LOCAL_CI: w's elements between output channels, input channels and taps; its storage
  * element and its loads as f32 (a vector, lanes [lo, hi) of one, an element) */
-#define CO_STRIDE 1
-#define CI_STRIDE 48
-#define F_STRIDE 48
+#define CO_STRIDE 0
+#define CI_STRIDE 0
+#define F_STRIDE 0
 #define W_ELEM float
 #define W_LOADV cg_vload
 #define W_LOADV_RANGE cg_vload_range
