@@ -117,17 +117,14 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
 /* Input channels per copy of a block's weights (W_LOCAL_CI), 0 for a PACK_W step. A PACK_W
  * step reads w, writes the packed copy and the conv reads it back: where the weights outweigh
  * the pixels (ResNet's last stage at batch 1: 4-9 MiB of w, 49 pixels a plane), that pass
- * took 40-45% of an NHWC dx (its kernels run alone 1.6-1.9x as fast). Block runs that hold
- * every plane of the step (each block's weights used by one item) copy them instead, a chunk
- * of input channels at a time on the stack, right before their tiles: the packed copy is never
- * written out nor read back. ResNet's NHWC dx at batch 1 (Intel Xeon, two cores, interleaved):
- * 7x7 2048 <- 512 1x1 1.17-1.30x as fast, 512 <- 2048 1.15-1.17x, 3x3 512 1.21-1.28x, 14x14
- * stride-2 1.15-1.25x; NCHW 3x3 512 at 7x7 (its channels-first w copied element by element)
- * 1.29x, 14x14 stride 2 0.97x; f16 and bf16 NHWC 0.99-1.36x, but bf16 NCHW (converted element
- * by element) 0.93-0.94x at 7x7, which keeps the PACK_W step. Batch 2 (two runs of planes,
- * each copying every block again): 0.88-1.19x, batch 8 0.72-0.95x, so only runs of every plane
- * copy. Later chunks add to the output, so a 16-bit output in place takes a single chunk or the
- * PACK_W step. */
+ * took 40-45% of an NHWC dx (its conv kernels alone ran 1.6-1.9x as fast). Block runs that
+ * hold every plane of the step (each block's weights serve one item) copy them instead, a
+ * chunk of input channels at a time on the stack, right before their tiles: the packed copy is
+ * never written out nor read back (measured: conv_block_items). Later chunks add to the
+ * output, so a 16-bit output in place takes a single chunk or the PACK_W step. Channels-first
+ * weights are copied element by element, in f32 only (bf16 ran 0.93x so) and for a single
+ * phase: the phases' chained packs read each line of w once for all of them (their taps share
+ * lines), copies once per phase (ResNet's NCHW 3x3 stride-2 dx at batch 1 ran 0.94x). */
 static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *conv) {
     if (!conv_may_copy_weights(plan, conv) || conv->block_run <= 0 ||
         conv->plane_run < conv->src.n * conv->count[0])
@@ -141,7 +138,7 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     if (channels < conv->cin_g && !f32_out) return 0;
     const cg_problem *p = &plan->problem;
     const int adjacent = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank)).cout == 1;
-    return adjacent || p->dtype == CG_F32 ? channels : 0;
+    return adjacent || (p->dtype == CG_F32 && plan->phase_count == 1) ? channels : 0;
 }
 
 /* Adds the PACK_W step for `conv` (already filled) and allocates its packed weights. */
@@ -262,36 +259,38 @@ static int64_t conv_block_bytes(const cg_plan *plan, const cg_step *step) {
  * blocks within half the L2 x runs of planes (their inputs within a quarter of it), at least
  * 4 items per thread: the same layer 7.65 -> 6.69 ms on two cores (weights held in the L1, an
  * upper bound, 6.40). Sets block_run and plane_run; 0 where rows stay the items.
- * A dx of one plane of at most CONV_COPY_PLANE_PIXELS (batch 1 at 14x14 and below) takes block
- * runs with weights inside half the L2 too, where it has 2 blocks a thread (else its rows share
- * out better), up to 4 runs a thread, so that each block's weights are copied once
- * (conv_local_weight_channels) instead of packed by a step of their own. ResNet's NHWC dx at
- * batch 1, against row items behind a PACK_W step (Intel Xeon, two cores, interleaved): 14x14
- * 1024 <- 256 1.13-1.18x, 256 <- 1024 1.16-1.20x, 28x28 stride-2 3x3 256 1.19-1.21x; at 28x28
- * (784 pixels) 0.98-1.08x, at 56x56 0.89x. */
-#define CONV_COPY_PLANE_PIXELS 256
+ * A dx of at most CONV_COPY_PIXELS output pixels in all, whose planes' input fits half the L2
+ * and which has 2 blocks a thread, takes items of one block over every plane instead, each
+ * block's weights copied once (conv_local_weight_channels), not packed by a step of their own;
+ * the planes' input stays in the L2 while the blocks pass. ResNet's dx against the pack (Intel
+ * Xeon, two cores, 6 interleaved rounds): NHWC at batch 1 1.03-1.31x (7x7 1x1 1.19-1.31x, 3x3
+ * 1.20x, 14x14 1x1 1.04-1.26x, 3x3 stride 2 1.16-1.22x), batch 2 1.09-1.34x, batch 4 (7x7)
+ * 1.06-1.17x; NCHW 3x3 at 7x7 1.15x (batch 1) and 1.09x (batch 2); bf16 NHWC 1.05-1.39x. Steps
+ * of more pixels keep the pack: at 28x28 (784 pixels) such items ran 0.98-1.08x, at 56x56
+ * 0.89x (each block rereads the planes' input), and batch 8, copying each block once per run
+ * of planes, 0.72-0.95x. Items of one block share out best: runs of 2 blocks ran 5-10% slower
+ * on 11 blocks (3x3 512 at 7x7). */
+#define CONV_COPY_PIXELS 256
 static int64_t conv_block_items(const cg_plan *plan, cg_step *step) {
     const int64_t nr = (int64_t)step->nv * cg_isa_budget_of(plan->target.isa)->vlen;
     const int64_t block_bytes = conv_block_bytes(plan, step);
     const int64_t blocks = cg_ceil_div(step->cout_g, nr), l2 = plan->target.l2_bytes;
     if (step->depthwise || step->groups != 1) return 0;
-    if (blocks * block_bytes <= l2 / 2) {
-        if (!conv_may_copy_weights(plan, step) || step->src.n * step->count[0] != 1 ||
-            step->count[1] * step->count[2] > CONV_COPY_PLANE_PIXELS ||
-            blocks < 2 * (int64_t)plan->target.threads)
-            return 0;
-        step->block_run = cg_ceil_div(blocks, 4 * (int64_t)plan->target.threads);
-        step->plane_run = 1;
-        if (conv_local_weight_channels(plan, step) > 0) return cg_ceil_div(blocks, step->block_run);
+    const int64_t planes = step->src.n * step->count[0];
+    const int64_t plane_bytes = step->src.extent[1] * step->src.extent[2] * step->src.channels * 4;
+    if (conv_may_copy_weights(plan, step) &&
+        planes * step->count[1] * step->count[2] <= CONV_COPY_PIXELS &&
+        planes * plane_bytes <= l2 / 2 && blocks >= 2 * (int64_t)plan->target.threads) {
+        step->block_run = 1;
+        step->plane_run = planes;
+        if (conv_local_weight_channels(plan, step) > 0) return blocks;
         step->block_run = step->plane_run = 0;
-        return 0;
     }
+    if (blocks * block_bytes <= l2 / 2) return 0;
     int64_t run = (l2 / 2) / block_bytes;
     if (run < 1) run = 1;
     const int64_t block_runs = cg_ceil_div(blocks, run);
     step->block_run = cg_ceil_div(blocks, block_runs);
-    const int64_t planes = step->src.n * step->count[0];
-    const int64_t plane_bytes = step->src.extent[1] * step->src.extent[2] * step->src.channels * 4;
     int64_t plane_runs = cg_ceil_div(4 * (int64_t)plan->target.threads, block_runs);
     while (plane_runs < planes && cg_ceil_div(planes, plane_runs) * plane_bytes > l2 / 4) plane_runs++;
     if (plane_runs > planes) plane_runs = planes;

@@ -1911,8 +1911,9 @@ static void test_dw_x_rows_kernels(void **state) {
  * behind a pack); a dilated 1-D dx in 4 chunks over 2 blocks; an f16 1x1 dx in one chunk
  * (vector conversions, a 16-lane last block, dy staged); a bf16 1x1 stride-2 dx written in
  * place, which would need chunks, and a bf16 channels-first 3x3, both behind a pack. Then at
- * 1 MiB, one plane of at most 256 pixels takes block runs with weights inside half the L2: a
- * 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one); 17x16 pixels stay rows. */
+ * 1 MiB, steps of at most 256 pixels in all take items of one block over every plane with
+ * weights inside half the L2: a 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one), a 1x1 at
+ * batch 3; 17x16 pixels stay rows. */
 static void test_conv_weight_copies(void **state) {
     (void)state;
     static const char config[] =
@@ -1944,12 +1945,14 @@ static void test_conv_weight_copies(void **state) {
         "\"n\":1,\"c\":200,\"k\":40,\"input\":[7,9],\"filter\":[1,1]},"
         "{\"name\":\"nl3b\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":1,\"c\":200,\"k\":24,\"input\":[10,12],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"nb3\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":3,\"c\":200,\"k\":40,\"input\":[7,9],\"filter\":[1,1]},"
         "{\"name\":\"rows\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":1,\"c\":200,\"k\":40,\"input\":[17,16],\"filter\":[1,1]}]}";
     check_override_pack("conv_weight_copies_plane", plane, "{\"winograd\": 0}",
                         "CONVGRAD_L2_BYTES=1048576",
                         "d=%s/src; test $(grep -l 'define W_LOCAL_CI [1-9]' $d/*_bwdd_*__avx512.c"
-                        " | wc -l) -eq 2 && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 1");
+                        " | wc -l) -eq 3 && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 1");
 }
 
 /* 16-bit dense channels-last dx alone whose stride phases are single taps: dy read in place

@@ -1002,13 +1002,13 @@ static void test_depthwise_rows(void **state) {
 }
 
 /* Dense dx steps that copy each block's weights from w onto the stack (W_LOCAL_CI) instead of
- * packing them all in a PACK_W step first: block runs that hold every plane (batch 1), in
- * chunks of input channels within a quarter of the 1 MiB L2 (256 KiB: 1x1 blocks of 48 output
- * channels, 192 bytes an input channel, take 1365, 3x3 ones 151). Channels-first filters copy
- * element by element in f32 only; later chunks add to the output, so a 16-bit dx written in
- * place takes one chunk or the pack. 2048 <- 512 at batch 2 has 9 block runs, each of both
- * planes; at batch 8 two runs of planes (4 items a thread) would copy each block twice, and it
- * keeps the pack, as do 28x28 planes (row items, the weights inside half the L2) and fwd. */
+ * packing them all in a PACK_W step first: items that hold every plane, in chunks of input
+ * channels within a quarter of the 1 MiB L2 (256 KiB: 1x1 blocks of 48 output channels, 192
+ * bytes an input channel, take up to 1365 of them, a stride-2 phase of 2x2 taps 341, 3x3 151).
+ * Channels-first filters copy element by element, in f32 and a single phase only; later chunks
+ * add to the output, so a 16-bit dx written in place takes one chunk or the pack. Batch 2 and 4
+ * at 7x7 (98 and 196 pixels, their input within half the L2) copy; batch 8 keeps the pack
+ * (two runs of planes would copy each block twice), as do 28x28 planes and fwd. */
 static void test_conv_weight_copies(void **state) {
     (void)state;
     static const struct {
@@ -1019,6 +1019,9 @@ static void test_conv_weight_copies(void **state) {
         {"bwdd_f32_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1024},
         {"bwdd_f32_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
         {"bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
+        {"bwdd_f32_nchw_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+        {"bwdd_f32_nhwc_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 256},
+        {"bwdd_f32_nhwc_g1mb4ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
         {"bwdd_f16_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
         {"bwdd_f32_nhwc_g1mb1ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 256},
         {"bwdd_bf16_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
@@ -1036,7 +1039,7 @@ static void test_conv_weight_copies(void **state) {
         if (conv->w_local_ci != cases[c].local_ci)
             fail_msg("%s: w_local_ci %lld, want %lld", cases[c].problem,
                      (long long)conv->w_local_ci, (long long)cases[c].local_ci);
-        assert_int_equal(count_kind(plan, CG_STEP_PACK_W), cases[c].local_ci ? 0 : 1);
+        assert_int_equal(count_kind(plan, CG_STEP_PACK_W) > 0, cases[c].local_ci == 0);
         if (cases[c].local_ci) assert_true(conv->block_run > 0);
         free(plan);
     }
