@@ -2,7 +2,7 @@
  * template: templates/cpu/conv.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_f32_nhwc_g1mb1ic320oc320_i5x7_o5x7_f1x1_s1x1_d1x1_pl0x0_ph0x0 (conv_prefetch_nhwc)
- * plan:     step 1 of 1, conv, phase 0, tile 4x8, 8 work items,
+ * plan:     step 1 of 1, conv, phase 0, tile 4x8, 40 work items,
  *           isa generic, workspace 0 bytes
  */
 #include "cg_isa_generic.h"
@@ -80,7 +80,7 @@
 #define MR 4
 #define NV 2
 #define ITEM_ROWS 5
-#define BLOCK_RUN 5 /* > 0: items of BLOCK_RUN channel blocks x PLANE_RUN planes */
+#define BLOCK_RUN 1 /* > 0: items of BLOCK_RUN channel blocks x PLANE_RUN planes */
 #define PLANE_RUN 1
 #define PLANES 1 /* output planes (n, h0) of the step */
 #define W_PREFETCH 0 /* > 0: a tile prefetches the weights this many input channels ahead */

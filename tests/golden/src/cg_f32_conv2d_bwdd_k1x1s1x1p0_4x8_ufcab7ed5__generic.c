@@ -2,8 +2,8 @@
  * template: templates/cpu/conv.c.in
  * config:   tests/golden/problems.json
  * problem:  bwdd_f32_nhwc_g1mb2ic48oc200_i5x7_o5x7_f1x1_s1x1_d1x1_pl0x0_ph0x0 (conv_1x1_flat_nhwc)
- * plan:     step 2 of 2, conv, phase 0, tile 4x8, 10 work items,
- *           isa generic, workspace 38400 bytes
+ * plan:     step 1 of 1, conv, phase 0, tile 4x8, 6 work items,
+ *           isa generic, workspace 0 bytes
  */
 #include "cg_isa_generic.h"
 
@@ -42,12 +42,12 @@
 #define DST_STOREV cg_vstore
 #define DST_STOREV_RANGE cg_vstore_range
 #define WPACK_OFFSET 0
-#define W_LOCAL_CI 0
+#define W_LOCAL_CI 200
 /* W_LOCAL_CI: w's elements between output channels, input channels and taps; its storage
  * element and its loads as f32 (a vector, lanes [lo, hi) of one, an element) */
-#define CO_STRIDE 0
-#define CI_STRIDE 0
-#define F_STRIDE 0
+#define CO_STRIDE 1
+#define CI_STRIDE 48
+#define F_STRIDE 48
 #define W_ELEM float
 #define W_LOADV cg_vload
 #define W_LOADV_RANGE cg_vload_range
@@ -79,9 +79,9 @@
 #define TAPS2 1
 #define MR 4
 #define NV 2
-#define ITEM_ROWS 1
-#define BLOCK_RUN 0 /* > 0: items of BLOCK_RUN channel blocks x PLANE_RUN planes */
-#define PLANE_RUN 0
+#define ITEM_ROWS 5
+#define BLOCK_RUN 1 /* > 0: items of BLOCK_RUN channel blocks x PLANE_RUN planes */
+#define PLANE_RUN 2
 #define PLANES 2 /* output planes (n, h0) of the step */
 #define W_PREFETCH 0 /* > 0: a tile prefetches the weights this many input channels ahead */
 #define ROW_BLOCKS ((COUNT1 + ITEM_ROWS - 1) / ITEM_ROWS)
