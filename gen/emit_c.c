@@ -958,6 +958,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         cg_values_int(v, "GROUP_BLOCKS", s->block_run);
         cg_values_int(v, "CHUNK_UNITS", s->item_rows);
+        cg_values_int(v, "DIRECT", s->direct_dw);
         return "cpu/dw_split_cl.c.in";
     }
     case CG_STEP_PLANAR_PHASES:

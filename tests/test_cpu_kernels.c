@@ -1488,6 +1488,37 @@ static void test_dw_split_cl_kernels(void **state) {
                         NULL, "grep -q 'define CHUNK_UNITS 9 ' %s/src/*cbwdw*_5x32_sk3_*__avx512.c");
 }
 
+/* The channels-last dense dw GEMM with one f32 split stored straight into dw (dw_split_cl.c.in
+ * DIRECT: lanes along the input channels, no reduce), against the reference, on a claimed
+ * 2 MiB L2: a 3x3 with a 40-channel block (8 lanes in its last vector) and 7-row tail tiles of
+ * 70 output channels; a 3x3 stride 2 with asymmetric padding over two images and a 16-lane
+ * last block; a 1x1 over 289 pixels in 5 chunks (dw carried between them), 200 input channels;
+ * a dilated 5-tap 1-D row; a dilated 2x2 over 7 chunks of 3 rows. A bf16 twin keeps the
+ * partial sums and the reduce. */
+static void test_dw_split_cl_direct(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"d3\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":40,\"k\":70,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"d3s2\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":2,\"c\":80,\"k\":64,\"input\":[9,10],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"d1x1\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":200,\"k\":512,\"input\":[17,17],\"filter\":[1,1]},"
+        "{\"name\":\"d1d\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NWC\","
+        "\"n\":1,\"c\":24,\"k\":64,\"input\":[40],\"filter\":[5],\"dilation\":[2],\"pad\":[4]},"
+        "{\"name\":\"dchunks\",\"op\":\"bwd_weight\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":64,\"k\":72,\"input\":[20,19],\"filter\":[2,2],\"dilation\":[2,1],"
+        "\"pad_lo\":[1,0],\"pad_hi\":[1,0]},"
+        "{\"name\":\"b3\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
+        "\"n\":1,\"c\":40,\"k\":70,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]}]}";
+    check_override_pack("dw_split_cl_direct", config, "{\"winograd\": 0}",
+                        "CONVGRAD_L2_BYTES=2097152",
+                        "d=%s/src; test $(grep -l 'define DIRECT 1' $d/*cbwdw*__avx512.c | wc -l)"
+                        " -eq 5 && test $(ls $d/*reduce*__avx512.c | wc -l) -eq 1");
+}
+
 /* Depthwise dx and dw alone on small planes, a vector of channels turned channels-last at a
  * time (depthwise_turned_dx/dw), AVX-512 and AVX2: stride 2 on 14x14, planes in several bands with
  * a short last one (stride-1 dx on rows of 40, too wide for the flat kernel, and stride 2), dilation with asymmetric padding and a column stride of
@@ -2039,6 +2070,7 @@ int main(void) {
         cmocka_unit_test(test_planar_dw_flat),
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
+        cmocka_unit_test(test_dw_split_cl_direct),
         cmocka_unit_test(test_conv_staged_dy_kernels),
         cmocka_unit_test(test_conv_weight_copies),
         cmocka_unit_test(test_dw_x_rows_kernels),

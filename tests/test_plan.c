@@ -1381,6 +1381,43 @@ static void test_dw_1x1_gemm(void **state) {
                          CG_STEP_DW_GEMM_1X1);
 }
 
+/* A channels-last dense dw of one f32 split at most 512 pixels stores its tiles straight into dw
+ * (no reduce step, no workspace), lanes along the input channels: ResNet's 512-channel 3x3 at
+ * 7x7 (batch 1: 8 blocks of 64 input channels, 2 a group in the 256 KiB share, 36 items) and
+ * 14x14 stride 2 at batch 8 (392 pixels); its bf16 twin, a 28x28 1x1 (784 pixels) and the 7x7
+ * at batch 16 keep the partial sums and the reduce. */
+static void test_dw_split_cl_direct(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int direct;
+        int64_t items;
+    } cases[] = {
+        {"bwdw_f32_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 36},
+        {"bwdw_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 36},
+        {"bwdw_bf16_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0, 0},
+        {"bwdw_f32_nhwc_g1mb1ic128oc512_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0},
+        {"bwdw_f32_nhwc_g1mb16ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0, 0},
+    };
+    cg_target no_winograd = base_target;
+    no_winograd.force_winograd = -1;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &no_winograd);
+        const cg_step *gemm = find_kind(plan, CG_STEP_DW_SPLIT_CL);
+        assert_non_null(gemm);
+        if (gemm->direct_dw != cases[c].direct)
+            fail_msg("%s: direct %d, want %d", cases[c].problem, gemm->direct_dw, cases[c].direct);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), !cases[c].direct);
+        if (cases[c].direct) {
+            assert_int_equal(gemm->work_items, cases[c].items);
+            assert_int_equal(gemm->splits, 1);
+            assert_int_equal(plan->workspace_bytes, 0);
+        }
+        free(plan);
+    }
+}
+
 /* A dense dw alone on channels-last tensors: 1x1 unpadded on planes of more than 256 pixels
  * (28x28 and up), or any other filter (padding, taps)
  * from 16 input and 64 output channels where Winograd declines: one DW_SPLIT_CL step of
@@ -3706,7 +3743,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_prefetch_blocks),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
-        cmocka_unit_test(test_dw_split_cl),
+        cmocka_unit_test(test_dw_split_cl), cmocka_unit_test(test_dw_split_cl_direct),
         cmocka_unit_test(test_conv_staged_dy),
         cmocka_unit_test(test_dw_x_rows),
         cmocka_unit_test(test_dw_x_staged_plan),
