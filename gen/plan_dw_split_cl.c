@@ -120,8 +120,7 @@ static void stage_chunks(cg_step *step, const cg_dims *dims, int64_t cin, int64_
  * share, 2 blocks of input channels as items) ran 0.82-0.96x so. Items are (tap, group of
  * blocks of input channels), groups cut until the items are `want`; a group's dw rows (every
  * output channel) stay within the L2 share between chunks. */
-static cg_status plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, int64_t want,
-                             char *msg) {
+static void plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, int64_t want) {
     const cg_problem *p = &plan->problem;
     /* the vector operand is x now: lanes from the input channels, tile rows from the output
      * channels */
@@ -143,8 +142,6 @@ static cg_status plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, 
     step->work_items = cg_ceil_div(blocks, group_blocks) * dims->taps;
     plan->dw_splits = 1;
     cg_name_step(plan, step, "cbwdw");
-    (void)msg; /* nothing to add: no reduce step */
-    return CG_OK;
 }
 
 cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
@@ -207,8 +204,10 @@ cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
     /* one split, few pixels, 2 items a thread on blocks of input channels: plan_direct */
     const int64_t c_blocks = cg_ceil_div(p->c, (int64_t)direct_nv(plan) * budget->vlen);
     if (splits == 1 && p->dtype == CG_F32 && pixels <= DW_SPLIT_PIXELS_PER_SPLIT &&
-        c_blocks * dims->taps >= 2 * (int64_t)target->threads)
-        return plan_direct(plan, step, dims, want, msg);
+        c_blocks * dims->taps >= 2 * (int64_t)target->threads) {
+        plan_direct(plan, step, dims, want); /* no reduce step */
+        return CG_OK;
+    }
     step->splits = splits;
     step->block_run = group_blocks;
     step->rows = units;
