@@ -235,7 +235,7 @@ static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, 
 static int depthwise_short_rows_held(const cg_target *target, const cg_dims *dims, int64_t batch,
                                      int x_elem_bytes, int64_t channels) {
     if (dims->out[2] > 14 || dims->stride[2] != 1) return 0;
-    if (x_elem_bytes < 4) return 1;
+    if (dims->out[2] <= 7 || x_elem_bytes < 4) return 1;
     const int64_t pixels = cg_prod(dims->in, 3) + cg_prod(dims->out, 3);
     return batch * pixels * channels * x_elem_bytes > target->threads * target->l2_bytes;
 }
@@ -250,8 +250,7 @@ static void intel_depthwise_tile(const cg_target *target, int64_t taps, int64_t 
     const int64_t pad3 = depthwise_padding(channels, 3, budget->vlen);
     const int64_t pad4 = depthwise_padding(channels, 4, budget->vlen);
     if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 && pad2 <= pad3 &&
-        ((dims->out[2] <= 7 && dims->stride[2] == 1) ||
-         depthwise_short_rows_held(target, dims, batch, x_elem_bytes, channels))) {
+        depthwise_short_rows_held(target, dims, batch, x_elem_bytes, channels)) {
         part->nv = 2; /* short rows, below */
     } else if (part->taps_held && part->nv == 3 && channels * 4 >= 2048 &&
                row_taps * 4 + 4 + 1 <= budget->registers && pad4 <= pad3) {

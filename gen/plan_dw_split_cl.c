@@ -120,7 +120,8 @@ static void stage_chunks(cg_step *step, const cg_dims *dims, int64_t cin, int64_
  * share, 2 blocks of input channels as items) ran 0.82-0.96x so. Items are (tap, group of
  * blocks of input channels), groups cut until the items are `want`; a group's dw rows (every
  * output channel) stay within the L2 share between chunks. */
-static void plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, int64_t want) {
+static void plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, int64_t want,
+                        int64_t units) {
     const cg_problem *p = &plan->problem;
     /* the vector operand is x now: lanes from the input channels, tile rows from the output
      * channels */
@@ -137,8 +138,7 @@ static void plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, int64
     step->direct_dw = 1;
     step->splits = 1;
     step->block_run = group_blocks;
-    const int64_t pixels = p->n * cg_prod(dims->out, 3);
-    step->rows = step->pixels_flat ? pixels : pixels / dims->out[2];
+    step->rows = units;
     step->work_items = cg_ceil_div(blocks, group_blocks) * dims->taps;
     plan->dw_splits = 1;
     cg_name_step(plan, step, "cbwdw");
@@ -205,7 +205,7 @@ cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
     const int64_t c_blocks = cg_ceil_div(p->c, (int64_t)direct_nv(plan) * budget->vlen);
     if (splits == 1 && p->dtype == CG_F32 && pixels <= DW_SPLIT_PIXELS_PER_SPLIT &&
         c_blocks * dims->taps >= 2 * (int64_t)target->threads) {
-        plan_direct(plan, step, dims, want); /* no reduce step */
+        plan_direct(plan, step, dims, want, units); /* no reduce step */
         return CG_OK;
     }
     step->splits = splits;
