@@ -606,6 +606,37 @@ static void tap_order(const cg_target *target, const cg_dims *dims, int64_t x_el
     part->taps_inside = x_bytes > target->l2_bytes / 4;
 }
 
+/* Channels-first dw of one split over at most DW_DIRECT_PIXELS output pixels in all (one row
+ * block), f32: each tile of input channels runs every tap into dw_rows on the stack and is
+ * turned into dw's runs straight after (DIRECT in dw_partial.c.in), with no partial sums and
+ * no reduce step. A single split's reduce only turns the partial, as large as dw, into dw's
+ * layout: 47-53% of ResNet's 512-channel 3x3 dw at batch 1 (7x7, and 14x14 stride 2: 0.57 of
+ * 1.14-1.19 ms with the reduce emptied). Items are the output-channel blocks (the input
+ * channels and taps of one are runs of dw), two a thread at least; the tile's rows of every
+ * tap stay within half the L1. */
+#define DW_DIRECT_PIXELS 512
+static int dw_direct_applies(const cg_plan *plan, const cg_step *part, int64_t blocks) {
+    const cg_target *target = &plan->target;
+    const int64_t dw_rows_bytes = (int64_t)part->mr * cg_prod(part->taps, 3) * part->nv * part->vlen * 4;
+    return part->kind == CG_STEP_DW_PARTIAL && part->with_weight &&
+           plan->problem.dtype == CG_F32 && target->isa != CG_ISA_GLSL && part->x_planar &&
+           part->dy_planar && !part->x_staged && !part->x_turned && target->force_splits <= 1 &&
+           part->rows * part->out[2] <= DW_DIRECT_PIXELS &&
+           part->groups * blocks >= 2 * (int64_t)target->threads &&
+           dw_rows_bytes <= target->l1_bytes / 2;
+}
+
+static void plan_dw_direct(cg_plan *plan, cg_step *part, int64_t blocks) {
+    part->direct_dw = 1;
+    part->splits = 1;
+    part->block_run = 1;
+    part->row_block = part->rows;
+    part->taps_inside = 1;
+    part->work_items = part->groups * blocks;
+    plan->dw_splits = 1;
+    cg_name_step(plan, part, "bwdw");
+}
+
 /* A dense dw that broadcasts x from its 16-bit planes (in place, neither turned nor staged)
  * converts every broadcast element by scalar instructions on the FMAs' ports (a load, a move
  * and a conversion or shift before each broadcast, where f32 folds the broadcast into the
@@ -777,6 +808,10 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
             ? depthwise_block_runs(target, dims, part, blocks, split_bytes)
             : x_planar_block_runs(target, dims, part, blocks, (int64_t)cg_dtype_size(p->dtype),
                                   split_bytes);
+    if (dw_direct_applies(plan, part, blocks)) {
+        plan_dw_direct(plan, part, blocks); /* no reduce step */
+        return CG_OK;
+    }
     stage_x_once(target, part);
     tap_order(target, dims, (int64_t)cg_dtype_size(p->dtype), part);
     stage_x_rows(plan, part);

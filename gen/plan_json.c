@@ -342,8 +342,8 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
             put_int(b, obj, "chunk_units", s->item_rows);
             put_bool(b, obj, "pixels_flat", s->pixels_flat);
             put_bool(b, obj, "staged", s->in_staged);
-            if (s->direct_dw) put_bool(b, obj, "direct", s->direct_dw);
         }
+        if (s->direct_dw) put_bool(b, obj, "direct", s->direct_dw);
         if (s->with_weight) put_view(b, obj, "src", &s->src);
         put_view(b, obj, "src2", &s->src2);
         put_reduction(b, obj, s);

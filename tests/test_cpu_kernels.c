@@ -1519,6 +1519,37 @@ static void test_dw_split_cl_direct(void **state) {
                         " -eq 5 && test $(ls $d/*reduce*__avx512.c | wc -l) -eq 1");
 }
 
+/* Channels-first dense dw of one split in one row block, stored straight into dw (DIRECT in
+ * dw_partial.c.in: each tile of input channels' taps turned into dw's runs, no partial, no
+ * reduce), AVX-512, AVX2 and generic: a 3x3 with an input-channel tail (40 = 6 x 6 + 4) and 8
+ * lanes in the last of 4 output blocks; stride 2 with asymmetric padding over two images, 250
+ * output channels; two groups with a dilated row; a dilated 1-D row; a 3-D 2x2x2; a 1x1; with
+ * db (written from the stack). A bf16 twin keeps the partial sums and the reduce. */
+static void test_dw_partial_direct(void **state) {
+    (void)state;
+#define NCHW_DW(name, dtype, layout, n, c, k, rest)                                               \
+    "{\"name\":\"" name "\",\"op\":\"bwd_weight\",\"dtype\":\"" dtype "\",\"layout\":\"" layout \
+    "\",\"n\":" #n ",\"c\":" #c ",\"k\":" #k "," rest "}"
+    static const char config[] =
+        "{\"problems\": ["
+        NCHW_DW("p3", "f32", "NCHW", 1, 40, 200, "\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]") ","
+        NCHW_DW("p3s2", "f32", "NCHW", 2, 80, 250, "\"input\":[9,10],\"filter\":[3,3],\"stride\":[2,2],"
+                "\"pad_lo\":[1,0],\"pad_hi\":[0,1]") ","
+        NCHW_DW("pg", "f32", "NCHW", 1, 64, 256, "\"groups\":2,\"input\":[8,9],\"filter\":[3,3],"
+                "\"dilation\":[2,1],\"pad\":[2,1]") ","
+        NCHW_DW("p1d", "f32", "NCW", 1, 24, 256, "\"input\":[40],\"filter\":[5],\"dilation\":[2],\"pad\":[4]") ","
+        NCHW_DW("p3d", "f32", "NCDHW", 1, 8, 256, "\"input\":[3,4,5],\"filter\":[2,2,2],\"pad\":[1,0,1]") ","
+        NCHW_DW("p1x1", "f32", "NCHW", 1, 200, 256, "\"input\":[9,9],\"filter\":[1,1]") ","
+        NCHW_DW("pbf", "bf16", "NCHW", 1, 40, 200, "\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]") ","
+        "{\"name\":\"pb\",\"op\":[\"bwd_weight\",\"bwd_bias\"],\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":40,\"k\":200,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]}]}";
+#undef NCHW_DW
+    check_override_pack("dw_partial_direct", config, "{\"winograd\": 0}",
+                        "CONVGRAD_L2_BYTES=2097152",
+                        "d=%s/src; test $(grep -l 'define DIRECT 1' $d/*bwdw*__avx512.c | wc -l)"
+                        " -eq 7 && test $(ls $d/*reduce*__avx512.c | wc -l) -eq 1");
+}
+
 /* Depthwise dx and dw alone on small planes, a vector of channels turned channels-last at a
  * time (depthwise_turned_dx/dw), AVX-512 and AVX2: stride 2 on 14x14, planes in several bands with
  * a short last one (stride-1 dx on rows of 40, too wide for the flat kernel, and stride 2), dilation with asymmetric padding and a column stride of
@@ -2071,6 +2102,7 @@ int main(void) {
         cmocka_unit_test(test_dw_1x1_gemm_kernels),
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_dw_split_cl_direct),
+        cmocka_unit_test(test_dw_partial_direct),
         cmocka_unit_test(test_conv_staged_dy_kernels),
         cmocka_unit_test(test_conv_weight_copies),
         cmocka_unit_test(test_dw_x_rows_kernels),

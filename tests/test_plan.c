@@ -1418,6 +1418,53 @@ static void test_dw_split_cl_direct(void **state) {
     }
 }
 
+/* Channels-first dense dw, f32, of at most 512 output pixels in all (one row block) and 2
+ * output-channel blocks a thread: one DW_PARTIAL step of one split, taps inside, a block per
+ * work item, stored straight into dw (db too), no reduce and no workspace. Blocks of the
+ * tile's lanes: 48 (8 x 3, dy turned at stride 1) for 512 channels at 7x7 (11 blocks) and
+ * each group's 128 (3 a group), 64 (6 x 4) at stride 2 (8 at batch 8, 392 pixels; 4 for 256
+ * with db). Not past 512 pixels (batch 16), in 16-bit storage, with fewer blocks than 2 a
+ * thread (128 output channels: 2 blocks of 64), nor where a tile's rows of every tap pass half
+ * the L1 (7x7 taps: 6 x 49 x 64 floats). */
+static void test_dw_partial_direct(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int direct;
+        int64_t items;
+    } cases[] = {
+        {"bwdw_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 11},
+        {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 8},
+        {"bwdw-bwdb_f32_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4},
+        {"bwdw_f32_nchw_g2mb1ic128oc256_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 6},
+        {"bwdw_f32_nchw_g1mb16ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0, 0},
+        {"bwdw_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0, 0},
+        {"bwdw_f32_nchw_g1mb1ic512oc128_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0, 0},
+        {"bwdw_f32_nchw_g1mb1ic64oc512_i14x14_o7x7_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0, 0},
+    };
+    cg_target no_winograd = base_target;
+    no_winograd.force_winograd = -1;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, &no_winograd);
+        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
+        assert_non_null(part);
+        if (part->direct_dw != cases[c].direct)
+            fail_msg("%s: direct %d, want %d", cases[c].problem, part->direct_dw, cases[c].direct);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), !cases[c].direct);
+        if (cases[c].direct) {
+            if (part->work_items != cases[c].items)
+                fail_msg("%s: %lld items, want %lld", cases[c].problem, (long long)part->work_items,
+                         (long long)cases[c].items);
+            assert_int_equal(part->splits, 1);
+            assert_int_equal(part->row_block, part->rows);
+            assert_int_equal(part->taps_inside, 1);
+            assert_int_equal(plan->workspace_bytes, 0);
+        }
+        free(plan);
+    }
+}
+
 /* A dense dw alone on channels-last tensors: 1x1 unpadded on planes of more than 256 pixels
  * (28x28 and up), or any other filter (padding, taps)
  * from 16 input and 64 output channels where Winograd declines: one DW_SPLIT_CL step of
@@ -3061,11 +3108,11 @@ static void test_winograd_dw(void **state) {
  * rows: 256 channels x 9 rows x 28 x 4 B within a quarter of the L2); ResNet's 512 <- 256 1x1
  * stride-2 dw at 56x56, 2 splits of all 8 blocks, row blocks of 4 (the 4 even x rows of 56 it
  * reads, not the 7 they span); its 3x3
- * stride-2 512 <- 512 dw at 14x14, one split: 2 runs of 4 blocks, whose 4.7 MiB partial slices
- * (past twice the L2) keep row blocks of all 56 rows; S5's 128 output channels in 4 blocks
+ * stride-2 512 <- 512 dw at 14x14, batch 16, one split: 2 runs of 4 blocks, whose 4.7 MiB
+ * partial slices (past twice the L2) keep row blocks of ~512 pixels (74 rows); S5's 128 output channels in 4 blocks
  * of 2 vectors (13 x 2 tiles), one split by the L2 cap raised to two a thread, each one run of
  * all 4 blocks; x turned channels-last (64 input channels) has no blocks to run; a forced
- * split factor is kept. The 512-channel 3x3's row block of 56 rows reads 3.2 MB of x, past
+ * split factor is kept. The 512-channel 3x3's row block of 74 rows reads 4.2 MB of x, past
  * the L2's quarter: its tiles of input channels run every tap before the next (taps_inside);
  * the 256-channel 3x3 stride-2 at 28x28 shrinks its row block to 4 rows instead, whose x stays
  * within the quarter, and keeps the taps outermost, as do the 1x1 (one tap) and channels-last
@@ -3075,11 +3122,11 @@ static void test_dw_block_runs(void **state) {
     static const struct {
         const char *problem;
         int64_t splits, block_run, row_block, items;
-        int taps_inside; /* the row block's x (3.2 MB for the 512-channel 3x3) past the L2's quarter */
+        int taps_inside; /* the row block's x (4.2 MB for the 512-channel 3x3) past the L2's quarter */
     } cases[] = {
         {"bwdw-bwdb_f32_nchw_g1mb32ic256oc256_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 4, 6, 9, 4, 0},
         {"bwdw_f32_nchw_g1mb8ic256oc512_i56x56_o28x28_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 8, 4, 2, 0},
-        {"bwdw_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 56, 2, 1},
+        {"bwdw_f32_nchw_g1mb16ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 74, 2, 1},
         {"bwdw-bwdb_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2, 0},
         {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4, 0},
         {"bwdw_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", -2, 2, 4, -2, 0},
@@ -3744,6 +3791,7 @@ int main(void) {
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl), cmocka_unit_test(test_dw_split_cl_direct),
+        cmocka_unit_test(test_dw_partial_direct),
         cmocka_unit_test(test_conv_staged_dy),
         cmocka_unit_test(test_dw_x_rows),
         cmocka_unit_test(test_dw_x_staged_plan),

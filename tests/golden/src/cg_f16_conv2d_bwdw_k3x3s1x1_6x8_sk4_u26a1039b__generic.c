@@ -48,6 +48,14 @@
 #define TO_F32 cg_to_f32
 #define TAPS_INSIDE 0 /* x in place past the L2's share: each tile of input channels
                                        runs every tap before the next tile */
+#define DIRECT 0 /* one split in one row block, f32 OIHW dw: a tile of input channels
+                             runs every tap into dw_rows [m][tap][NR] on the stack, turned into
+                             dw's runs (ci, tap) of each output channel right after (db from a
+                             row on the stack); no partial sums, no reduce step */
+#define CO_STRIDE 108 /* DIRECT: dw elements between output channels */
+#define G_STRIDE 0   /* DIRECT: dw elements between groups */
+#define CI_STRIDE 9
+#define F_STRIDE 1
 #define X_LOADV cg_vload /* X_STAGED: vector loads of X_ELEM as f32 */
 #define X_LOADV_RANGE cg_vload_range
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
@@ -114,10 +122,17 @@
 #define TAIL_LANES (LAST_LANES - (NV_LAST - 1) * CG_VLEN)
 #define TAPS (TAPS0 * TAPS1 * TAPS2)
 #define CIN_TAIL (CIN % MR)
+/* floats between a tile's rows of partial sums: its input channels' rows of the partial, or of
+ * dw_rows (DIRECT: each row of input channel m followed by its other taps) */
+#define PART_ROW (DIRECT ? TAPS * NR : COUT_PAD)
+#define DW_ROWS_FLOATS (DIRECT ? (MR * TAPS + CG_TB) * NR : 1) /* a turn reads CG_TB rows */
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
 _Static_assert(!X_STAGED || XPANEL % MR == 0, "x staged in whole tiles");
 _Static_assert(!TAPS_INSIDE || (X_PLANAR && !X_STAGED), "taps inside: x read in place");
 _Static_assert(!X_ROWS || (!X_PLANAR && !X_STAGED && GROUPS == 1), "x rows: channels-last, one group");
+_Static_assert(!DIRECT || (SPLITS == 1 && ROWS <= ROW_BLOCK && TAPS_INSIDE &&
+                           CI_STRIDE == TAPS && F_STRIDE == 1),
+               "direct: one split in one row block, taps inside, OIHW dw");
 
 static inline __attribute__((always_inline)) cg_vec load_lanes(const float *p, const int full,
                                                                const int lanes) {
@@ -251,7 +266,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
     for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
         for (int v = 0; v < nv; v++)
-            acc[m][v] = first ? cg_vzero() : cg_vload(part + m * COUT_PAD + v * CG_VLEN);
+            acc[m][v] = first ? cg_vzero() : cg_vload(part + m * PART_ROW + v * CG_VLEN);
     const int64_t o2_first = first_column(j2), o2_end = end_column(j2);
     for (int64_t r = r0; r < r1; r++) {
         const float *dy_row = dy_row_of(dy, r, r0);
@@ -288,7 +303,7 @@ static inline __attribute__((always_inline)) void tile(const X_ELEM *restrict x,
 #pragma clang loop unroll(full)
     for (int m = 0; m < mr; m++)
 #pragma clang loop unroll(full)
-        for (int v = 0; v < nv; v++) cg_vstore(part + m * COUT_PAD + v * CG_VLEN, acc[m][v]);
+        for (int v = 0; v < nv; v++) cg_vstore(part + m * PART_ROW + v * CG_VLEN, acc[m][v]);
 }
 
 static inline __attribute__((always_inline)) void bias_rows(const float *restrict dy, int64_t r0,
@@ -402,9 +417,29 @@ static inline __attribute__((always_inline)) void tap_tiles(const X_ELEM *x, con
             for (int j2 = 0; j2 < TAPS2; j2++) {
                 const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
                 tile(x, rows, r0, r1, j0, j1, j2, (int)ci,
-                     part + ((int64_t)tap * CIN + ci) * COUT_PAD, mr, nv, lanes, ahead, first,
-                     NULL);
+                     DIRECT ? part + tap * NR : part + ((int64_t)tap * CIN + ci) * COUT_PAD, mr,
+                     nv, lanes, ahead, first, NULL);
             }
+}
+
+/* DIRECT: the `count` rows of dw_rows (a tile's input channels x taps, NR output channels
+ * each) turned into dw at `dw_run` (output channel 0 of the block, the tile's first input
+ * channel, tap 0), where each output channel's input channels x taps are one run: CG_TB rows x
+ * CG_TB output channels a block, each output channel's piece of the run one store. (Kept as
+ * partial sums, a single split's reduce pass over them, as large as dw, took 47-53% of
+ * ResNet's NCHW 512-channel 3x3 dw at batch 1.) */
+static inline void store_dw_rows(const float *dw_rows, int64_t count, int64_t width,
+                                 float *dw_run) {
+    for (int64_t r0 = 0; r0 < count; r0 += CG_TB) {
+        const int n = count - r0 < CG_TB ? (int)(count - r0) : CG_TB;
+        for (int64_t c0 = 0; c0 < width; c0 += CG_TB) {
+            cg_vec turned[CG_TB];
+            cg_transpose_regs(dw_rows + r0 * NR + c0, NR, turned);
+            const int64_t co_end = width - c0 < CG_TB ? width - c0 : CG_TB;
+            for (int64_t co = 0; co < co_end; co++)
+                cg_vstore_n(dw_run + (c0 + co) * CO_STRIDE + r0, turned[co], n);
+        }
+    }
 }
 
 /* Taps outermost: tap (j0, j1, j2)'s tiles of every input channel, in panels where x is
@@ -437,12 +472,15 @@ static inline __attribute__((always_inline)) void tap_panels(const X_ELEM *x, co
 /* One row block [r0, r1) of one channel block: dy (the block's first channel, a channels-last
  * view or, DY_PLANAR, the channels-first tensor) turned into dy_block first, then every tile
  * of the input channels and taps; `first`: the item's first row block (tiles start from zero).
+ * DIRECT: `part` is dw_rows and each tile of input channels is stored into dw_block (dw at
+ * the block's first output channel); `bias_part` is a row on the stack, stored into db_block.
  * The dy rows turned next, next_dy's rows [next_r0, next_r1) of next_width channels, are
  * prefetched a few lines per tile row. */
 static inline __attribute__((always_inline)) void row_block(
     const X_ELEM *x, const void *dy, int64_t r0, int64_t r1, int first, const void *next_dy,
     int64_t next_r0, int64_t next_r1, int64_t next_width, float *dy_block, float *x_panel,
-    float *part, float *bias_part, const int nv, const int lanes) {
+    float *part, float *bias_part, float *dw_block, float *db_block, const int nv,
+    const int lanes) {
     dy_prefetch ahead;
     const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per row block */
     const float *rows = (const float *)dy;
@@ -459,10 +497,16 @@ static inline __attribute__((always_inline)) void row_block(
     /* TAPS_INSIDE: input channels outermost, so that a tile's x (MR planes over the block's
      * rows) comes from beyond the L1 once, not once per tap */
     if (TAPS_INSIDE) {
+        const int64_t width = (nv - 1) * CG_VLEN + lanes;
         int64_t ci = 0;
-        for (; ci + MR <= CIN; ci += MR)
+        for (; ci + MR <= CIN; ci += MR) {
             tap_tiles(x, rows, r0, r1, ci, part, MR, nv, lanes, &ahead, first);
-        if (CIN_TAIL) tap_tiles(x, rows, r0, r1, ci, part, CIN_TAIL, nv, lanes, &ahead, first);
+            if (DIRECT) store_dw_rows(part, MR * TAPS, width, dw_block + ci * CI_STRIDE);
+        }
+        if (CIN_TAIL) {
+            tap_tiles(x, rows, r0, r1, ci, part, CIN_TAIL, nv, lanes, &ahead, first);
+            if (DIRECT) store_dw_rows(part, CIN_TAIL * TAPS, width, dw_block + ci * CI_STRIDE);
+        }
     } else {
         for (int j0 = 0; j0 < TAPS0; j0++)
             for (int j1 = 0; j1 < TAPS1; j1++)
@@ -471,6 +515,10 @@ static inline __attribute__((always_inline)) void row_block(
                                first);
     }
     if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
+    if (WITH_BIAS && DIRECT) /* the sums of the one row block are db's: `width` lanes of them */
+        for (int v = 0; v < nv; v++)
+            cg_vstore_n(db_block + v * CG_VLEN, cg_vload(bias_part + v * CG_VLEN),
+                        v < nv - 1 ? CG_VLEN : lanes);
 }
 
 /* Channel block b of group g: where its dy starts, and its width. */
@@ -488,11 +536,18 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_sk4_u26a1039b__generic(const cg_kernel_para
     float dy_block[DY_BLOCK_FLOATS];
     float x_panel[X_STAGED ? XP_HELD * XP_FLOATS : X_ROWS ? XR_FLOATS : 1]
         __attribute__((aligned(64)));
+    /* DIRECT: rows past a tile's are turned but never stored; zero, so they are defined */
+    float dw_rows[DW_ROWS_FLOATS] __attribute__((aligned(64)));
+    float bias_row[DIRECT ? NR : 1] __attribute__((aligned(64)));
+    if (DIRECT) memset(dw_rows, 0, sizeof dw_rows);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t run = item % RUNS, g = (item / RUNS) % GROUPS, s = item / (RUNS * GROUPS);
         const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;
-        float *part = (float *)(ws + PARTIAL_OFFSET) + (s * GROUPS + g) * TAPS * CIN * COUT_PAD;
-        float *bias_part = (float *)(ws + BIAS_OFFSET) + (s * GROUPS + g) * COUT_PAD;
+        float *part = DIRECT ? dw_rows
+                             : (float *)(ws + PARTIAL_OFFSET) + (s * GROUPS + g) * TAPS * CIN * COUT_PAD;
+        float *dw = DIRECT ? (float *)buffers[CG_T_DW] + G_STRIDE * g : NULL;
+        float *db = DIRECT && WITH_BIAS ? (float *)buffers[CG_T_DB] + g * COUT : NULL;
+        float *bias_part = DIRECT ? bias_row : (float *)(ws + BIAS_OFFSET) + (s * GROUPS + g) * COUT_PAD;
         const int64_t row_begin = s * ROWS / SPLITS, row_end = (s + 1) * ROWS / SPLITS;
         const X_ELEM *xg = x + g * X_GROUP;
         /* no zeroing first: tiles start from zero in the item's first row block (zeroing the
@@ -513,13 +568,18 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_6x8_sk4_u26a1039b__generic(const cg_kernel_para
                 const int last = b + 1 == b1;
                 const int64_t nb = last ? b0 : b + 1, n0 = last ? r1 : r0, n1 = last ? r2 : r1;
                 const void *dyb = dy_of_block(dy, g, b), *next = dy_of_block(dy, g, nb);
+                float *block_part = DIRECT ? part : part + b * NR;
+                float *block_bias = DIRECT ? bias_part : bias_part + b * NR;
+                float *dw_block = DIRECT ? dw + CO_STRIDE * b * NR : NULL;
+                float *db_block = db ? db + b * NR : NULL;
                 if (b < BLOCKS - 1)
                     row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
-                              dy_block, x_panel, part + b * NR, bias_part + b * NR, NV, CG_VLEN);
+                              dy_block, x_panel, block_part, block_bias, dw_block, db_block, NV,
+                              CG_VLEN);
                 else
                     row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
-                              dy_block, x_panel, part + b * NR, bias_part + b * NR, NV_LAST,
-                              TAIL_LANES);
+                              dy_block, x_panel, block_part, block_bias, dw_block, db_block,
+                              NV_LAST, TAIL_LANES);
             }
         }
     }
