@@ -1218,6 +1218,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             set_stack_conversion(v, "X_ROWS", s->in_staged, view_dtype(p, &s->src));
             cg_values_int(v, "TAPS_INSIDE", s->taps_inside);
             cg_values_int(v, "DIRECT", s->direct_dw);
+            cg_values_set(v, "DW_ELEM", "%s", elem_type(p->dtype));
+            cg_values_set(v, "DW_STORE_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
             weight_strides(v, p, s, s->taps[0] * s->taps[1] * s->taps[2]);
             cg_values_set(v, "X_LOADV", "cg_vload%s", vec_suffix(view_dtype(p, &s->src)));
             cg_values_set(v, "X_LOADV_RANGE", "cg_vload_range%s", vec_suffix(view_dtype(p, &s->src)));

@@ -607,19 +607,23 @@ static void tap_order(const cg_target *target, const cg_dims *dims, int64_t x_el
 }
 
 /* Channels-first dw of one split over at most DW_DIRECT_PIXELS output pixels in all (one row
- * block), f32: each tile of input channels runs every tap into dw_rows on the stack and is
- * turned into dw's runs straight after (DIRECT in dw_partial.c.in), with no partial sums and
- * no reduce step. A single split's reduce only turns the partial, as large as dw, into dw's
- * layout: 47-53% of ResNet's 512-channel 3x3 dw at batch 1 (7x7, and 14x14 stride 2: 0.57 of
- * 1.14-1.19 ms with the reduce emptied). Items are the output-channel blocks (the input
- * channels and taps of one are runs of dw), two a thread at least; the tile's rows of every
- * tap stay within half the L1. */
+ * block): each tile of input channels runs every tap into dw_rows on the stack and is turned
+ * into dw's runs straight after (DIRECT in dw_partial.c.in; db from a row on the stack), with
+ * no partial sums and no reduce step. A single split's reduce only turns the partial, as large
+ * as dw, into dw's layout: 47-53% of ResNet's 512-channel 3x3 dw at batch 1 (7x7, and 14x14
+ * stride 2: 0.57 of 1.14-1.19 ms with the reduce emptied). Items are the output-channel blocks
+ * (the input channels and taps of one are runs of dw), two a thread at least; the tile's rows
+ * of every tap stay within half the L1. Direct against the reduce, Intel Xeon, interleaved,
+ * two cores: those two at batch 1 1.62x and 1.51x (one core 1.53x, 1.37x), at batch 2 1.39x and
+ * 1.31x, the stride-2 one at batch 4 1.26x and 8 (392 pixels) 1.17x; 256 channels at 28x28
+ * stride 2 1.70x (batch 1), 1.35x (2). In 16 bits, whose dw the reduce also converted, more:
+ * bf16 1.8-3.0x at batch 1, 1.3-2.4x at 2-8; f16 1.8-2.6x at batch 1. */
 #define DW_DIRECT_PIXELS 512
 static int dw_direct_applies(const cg_plan *plan, const cg_step *part, int64_t blocks) {
     const cg_target *target = &plan->target;
     const int64_t dw_rows_bytes = (int64_t)part->mr * cg_prod(part->taps, 3) * part->nv * part->vlen * 4;
     return part->kind == CG_STEP_DW_PARTIAL && part->with_weight &&
-           plan->problem.dtype == CG_F32 && target->isa != CG_ISA_GLSL && part->x_planar &&
+           target->isa != CG_ISA_GLSL && part->x_planar &&
            part->dy_planar && !part->x_staged && !part->x_turned && target->force_splits <= 1 &&
            part->rows * part->out[2] <= DW_DIRECT_PIXELS &&
            part->groups * blocks >= 2 * (int64_t)target->threads &&
@@ -808,10 +812,6 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
             ? depthwise_block_runs(target, dims, part, blocks, split_bytes)
             : x_planar_block_runs(target, dims, part, blocks, (int64_t)cg_dtype_size(p->dtype),
                                   split_bytes);
-    if (dw_direct_applies(plan, part, blocks)) {
-        plan_dw_direct(plan, part, blocks); /* no reduce step */
-        return CG_OK;
-    }
     stage_x_once(target, part);
     tap_order(target, dims, (int64_t)cg_dtype_size(p->dtype), part);
     stage_x_rows(plan, part);
@@ -819,6 +819,10 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     cg_view *broadcast = broadcast_16bit_view(plan, part);
     if (broadcast && cg_plan_convert_planes(plan, broadcast, msg) != CG_OK)
         return CG_ERR_UNSUPPORTED;
+    if (dw_direct_applies(plan, part, blocks)) {
+        plan_dw_direct(plan, part, blocks); /* no reduce step */
+        return CG_OK;
+    }
     plan->dw_splits = part->splits;
     if (with_weight) part->partial_offset = cg_ws_alloc(plan, part->splits * weight_floats * 4);
     if (with_bias) part->bias_offset = cg_ws_alloc(plan, part->splits * bias_floats * 4);

@@ -48,7 +48,7 @@
 #define TO_F32 cg_to_f32
 #define TAPS_INSIDE 0 /* x in place past the L2's share: each tile of input channels
                                        runs every tap before the next tile */
-#define DIRECT 0 /* one split in one row block, f32 OIHW dw: a tile of input channels
+#define DIRECT 0 /* one split in one row block, OIHW dw: a tile of input channels
                              runs every tap into dw_rows [m][tap][NR] on the stack, turned into
                              dw's runs (ci, tap) of each output channel right after (db from a
                              row on the stack); no partial sums, no reduce step */
@@ -56,6 +56,8 @@
 #define G_STRIDE 0   /* DIRECT: dw elements between groups */
 #define CI_STRIDE 9
 #define F_STRIDE 1
+#define DW_ELEM uint16_t               /* DIRECT: dw's storage type */
+#define DW_STORE_RANGE cg_vstore_range_f16 /* DIRECT: lanes [lo, hi) of an f32 vector into dw */
 #define X_LOADV cg_vload /* X_STAGED: vector loads of X_ELEM as f32 */
 #define X_LOADV_RANGE cg_vload_range
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
@@ -429,7 +431,7 @@ static inline __attribute__((always_inline)) void tap_tiles(const X_ELEM *x, con
  * partial sums, a single split's reduce pass over them, as large as dw, took 47-53% of
  * ResNet's NCHW 512-channel 3x3 dw at batch 1.) */
 static inline void store_dw_rows(const float *dw_rows, int64_t count, int64_t width,
-                                 float *dw_run) {
+                                 DW_ELEM *dw_run) {
     for (int64_t r0 = 0; r0 < count; r0 += CG_TB) {
         const int n = count - r0 < CG_TB ? (int)(count - r0) : CG_TB;
         for (int64_t c0 = 0; c0 < width; c0 += CG_TB) {
@@ -437,7 +439,7 @@ static inline void store_dw_rows(const float *dw_rows, int64_t count, int64_t wi
             cg_transpose_regs(dw_rows + r0 * NR + c0, NR, turned);
             const int64_t co_end = width - c0 < CG_TB ? width - c0 : CG_TB;
             for (int64_t co = 0; co < co_end; co++)
-                cg_vstore_n(dw_run + (c0 + co) * CO_STRIDE + r0, turned[co], n);
+                DW_STORE_RANGE(dw_run + (c0 + co) * CO_STRIDE + r0, turned[co], 0, n);
         }
     }
 }
@@ -479,7 +481,7 @@ static inline __attribute__((always_inline)) void tap_panels(const X_ELEM *x, co
 static inline __attribute__((always_inline)) void row_block(
     const X_ELEM *x, const void *dy, int64_t r0, int64_t r1, int first, const void *next_dy,
     int64_t next_r0, int64_t next_r1, int64_t next_width, float *dy_block, float *x_panel,
-    float *part, float *bias_part, float *dw_block, float *db_block, const int nv,
+    float *part, float *bias_part, DW_ELEM *dw_block, DW_ELEM *db_block, const int nv,
     const int lanes) {
     dy_prefetch ahead;
     const int64_t tiles = TAPS * ((CIN + MR - 1) / MR); /* tile calls per row block */
@@ -517,8 +519,8 @@ static inline __attribute__((always_inline)) void row_block(
     if (WITH_BIAS) bias_rows(rows, r0, r1, bias_part, nv, lanes, first);
     if (WITH_BIAS && DIRECT) /* the sums of the one row block are db's: `width` lanes of them */
         for (int v = 0; v < nv; v++)
-            cg_vstore_n(db_block + v * CG_VLEN, cg_vload(bias_part + v * CG_VLEN),
-                        v < nv - 1 ? CG_VLEN : lanes);
+            DW_STORE_RANGE(db_block + v * CG_VLEN, cg_vload(bias_part + v * CG_VLEN), 0,
+                           v < nv - 1 ? CG_VLEN : lanes);
 }
 
 /* Channel block b of group g: where its dy starts, and its width. */
@@ -545,8 +547,8 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
         const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;
         float *part = DIRECT ? dw_rows
                              : (float *)(ws + PARTIAL_OFFSET) + (s * GROUPS + g) * TAPS * CIN * COUT_PAD;
-        float *dw = DIRECT ? (float *)buffers[CG_T_DW] + G_STRIDE * g : NULL;
-        float *db = DIRECT && WITH_BIAS ? (float *)buffers[CG_T_DB] + g * COUT : NULL;
+        DW_ELEM *dw = DIRECT ? (DW_ELEM *)buffers[CG_T_DW] + G_STRIDE * g : NULL;
+        DW_ELEM *db = DIRECT && WITH_BIAS ? (DW_ELEM *)buffers[CG_T_DB] + g * COUT : NULL;
         float *bias_part = DIRECT ? bias_row : (float *)(ws + BIAS_OFFSET) + (s * GROUPS + g) * COUT_PAD;
         const int64_t row_begin = s * ROWS / SPLITS, row_end = (s + 1) * ROWS / SPLITS;
         const X_ELEM *xg = x + g * X_GROUP;
@@ -570,8 +572,8 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
                 const void *dyb = dy_of_block(dy, g, b), *next = dy_of_block(dy, g, nb);
                 float *block_part = DIRECT ? part : part + b * NR;
                 float *block_bias = DIRECT ? bias_part : bias_part + b * NR;
-                float *dw_block = DIRECT ? dw + CO_STRIDE * b * NR : NULL;
-                float *db_block = db ? db + b * NR : NULL;
+                DW_ELEM *dw_block = DIRECT ? dw + CO_STRIDE * b * NR : NULL;
+                DW_ELEM *db_block = db ? db + b * NR : NULL;
                 if (b < BLOCKS - 1)
                     row_block(xg, dyb, r0, r1, r0 == row_begin, next, n0, n1, width_of_block(nb),
                               dy_block, x_panel, block_part, block_bias, dw_block, db_block, NV,
