@@ -149,6 +149,26 @@ static inline __attribute__((always_inline)) void cg_turn_regs_bf16(const uint16
 CG_DEFINE_TURN_PLANES(cg_turn_planes, float, cg_vload_range, cg_turn_regs)
 CG_DEFINE_TURN_PLANES(cg_turn_planes_f16, uint16_t, cg_vload_range_f16, cg_turn_regs_f16)
 CG_DEFINE_TURN_PLANES(cg_turn_planes_bf16, uint16_t, cg_vload_range_bf16, cg_turn_regs_bf16)
+
+/* `rows` short rows of `count` (<= CG_TB) storage-typed elements, row i at src + i * stride,
+ * turned into registers: lane i of out[j] = element j of row i as f32 (j < count; lanes past
+ * `rows` zero). Masked loads read nothing past a row's count. For OIHW filters' taps (rows of
+ * 9, one channel apart) wanted as vectors of channels, one per tap: element by element, clang
+ * made a gather per vector, which Intel's microcode for the gather data sampling flaw slows
+ * (ResNet's NCHW 512-channel 3x3 dx at 7x7, batch 1, spent 37% of its time copying w so). */
+#define CG_DEFINE_TURN_SHORT_ROWS(name, elem, load_range)                                         \
+    static inline __attribute__((always_inline)) void name(const elem *src, int64_t stride,      \
+                                                           int count, int64_t rows, cg_vec *out) { \
+        float block[CG_TB * CG_TB] __attribute__((aligned(64)));                                  \
+        for (int i = 0; i < CG_TB; i++)                                                           \
+            cg_vstore(block + i * CG_TB,                                                          \
+                      i < rows ? load_range(src + i * stride, 0, count) : cg_vzero());            \
+        cg_transpose_regs(block, CG_TB, out);                                                     \
+    }
+CG_DEFINE_TURN_SHORT_ROWS(cg_turn_short_rows, float, cg_vload_range)
+CG_DEFINE_TURN_SHORT_ROWS(cg_turn_short_rows_f16, uint16_t, cg_vload_range_f16)
+CG_DEFINE_TURN_SHORT_ROWS(cg_turn_short_rows_bf16, uint16_t, cg_vload_range_bf16)
+#undef CG_DEFINE_TURN_SHORT_ROWS
 #undef CG_DEFINE_TURN_PLANES
 
 /* A run of output written front to back through a stack mirror and streamed out: the mirror
