@@ -122,9 +122,11 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * chunk of input channels at a time on the stack, right before their tiles: the packed copy is
  * never written out nor read back (measured: conv_block_items). Later chunks add to the
  * output, so a 16-bit output in place takes a single chunk or the PACK_W step. Channels-first
- * weights are copied element by element, in f32 only (bf16 ran 0.93x so) and for a single
- * phase: the phases' chained packs read each line of w once for all of them (their taps share
- * lines), copies once per phase (ResNet's NCHW 3x3 stride-2 dx at batch 1 ran 0.94x). */
+ * weights are copied for a single phase only: the phases' chained packs read each line of w
+ * once for all of them (their taps share lines), copies once per phase (ResNet's NCHW 3x3
+ * stride-2 dx at batch 1 ran 0.94x). In 16 bits only where a channel's taps fit a vector
+ * (turned in registers, TURN_TAPS): element by element, bf16 ran 0.93x; turned, ResNet's NCHW
+ * 512-channel 3x3 dx at 7x7, batch 1, ran 1.29x (bf16) and 1.25x (f16) against the pack. */
 static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *conv) {
     if (!conv_may_copy_weights(plan, conv) || conv->block_run <= 0 ||
         conv->plane_run < conv->src.n * conv->count[0])
@@ -137,8 +139,10 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     const int f32_out = plan->problem.dtype == CG_F32 || conv->dst.buffer == CG_BUF_WORKSPACE;
     if (channels < conv->cin_g && !f32_out) return 0;
     const cg_problem *p = &plan->problem;
-    const int adjacent = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank)).cout == 1;
-    return adjacent || (p->dtype == CG_F32 && plan->phase_count == 1) ? channels : 0;
+    const cg_weight_strides strides = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank));
+    const int adjacent = strides.cout == 1;
+    const int turned = strides.tap == 1 && strides.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
+    return adjacent || (plan->phase_count == 1 && (p->dtype == CG_F32 || turned)) ? channels : 0;
 }
 
 /* Adds the PACK_W step for `conv` (already filled) and allocates its packed weights. */

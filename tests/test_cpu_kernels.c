@@ -1971,11 +1971,13 @@ static void test_dw_x_rows_kernels(void **state) {
 /* Dense dx steps that copy each block's weights from w onto the stack (conv.c.in W_LOCAL_CI)
  * instead of a PACK_W step, against the reference. A target claiming a 64 KiB L2 (copies of
  * 16 KiB at most) at batch 1: a 3x3 dx of 48 input channels in 6 chunks of 8, channels-last
- * and channels-first (copied element by element), a ragged 40-channel block; a 3x3 stride-2
- * dx whose 2x2 phase takes 3 chunks and the others 1 (its 1-tap phase has small weights: rows
- * behind a pack); a dilated 1-D dx in 4 chunks over 2 blocks; an f16 1x1 dx in one chunk
- * (vector conversions, a 16-lane last block, dy staged); a bf16 1x1 stride-2 dx written in
- * place, which would need chunks, and a bf16 channels-first 3x3, both behind a pack. Then at
+ * and channels-first (its taps turned in registers on AVX-512, element by element on AVX2), a
+ * ragged 40-channel block; a 3x3 stride-2 dx whose 2x2 phase takes 3 chunks and the others 1
+ * (its 1-tap phase has small weights: rows behind a pack); a dilated 1-D dx in 4 chunks over 2
+ * blocks; an f16 1x1 dx in one chunk (vector conversions, a 16-lane last block, dy staged); a
+ * bf16 1x1 stride-2 dx written in place, which would need chunks, behind a pack; a bf16
+ * channels-first 3x3 in chunks of 8 (turned on AVX-512; AVX2 keeps the pack); channels-first
+ * 2x2 filters turned on both ISAs, f32 with asymmetric padding (a 4-lane last block) and f16. Then at
  * 1 MiB, steps of at most 256 pixels in all take items of one block over every plane with
  * weights inside half the L2: a 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one), a 1x1 at
  * batch 3; 17x16 pixels stay rows. */
@@ -1997,13 +1999,17 @@ static void test_conv_weight_copies(void **state) {
         "{\"name\":\"b1s2\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NHWC\","
         "\"n\":1,\"c\":40,\"k\":200,\"input\":[9,10],\"filter\":[1,1],\"stride\":[2,2]},"
         "{\"name\":\"bc3\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
-        "\"n\":1,\"c\":40,\"k\":48,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]}]}";
+        "\"n\":1,\"c\":40,\"k\":48,\"input\":[6,7],\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"nc2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":100,\"k\":40,\"input\":[6,7],\"filter\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"hc2\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":60,\"k\":40,\"input\":[5,6],\"filter\":[2,2],\"pad\":[1,1]}]}";
     check_override_pack("conv_weight_copies", config, "{\"winograd\": 0}",
                         "CONVGRAD_L2_BYTES=65536",
                         "d=%s/src; test $(grep -l 'define W_LOCAL_CI [1-9]' $d/*_bwdd_*__avx512.c"
-                        " | wc -l) -eq 7 && test $(grep -l 'define W_LOCAL_CI 8$' "
-                        "$d/*_bwdd_*__avx512.c | wc -l) -eq 2 && grep -q 'define W_LOCAL_CI 34$'"
-                        " $d/*_bwdd_*__avx512.c && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 3");
+                        " | wc -l) -eq 10 && test $(grep -l 'define W_LOCAL_CI 8$' "
+                        "$d/*_bwdd_*__avx512.c | wc -l) -eq 3 && grep -q 'define W_LOCAL_CI 34$'"
+                        " $d/*_bwdd_*__avx512.c && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 2");
     static const char plane[] =
         "{\"problems\": ["
         "{\"name\":\"nl1x1\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","

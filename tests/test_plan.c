@@ -1005,8 +1005,9 @@ static void test_depthwise_rows(void **state) {
  * packing them all in a PACK_W step first: items that hold every plane, in chunks of input
  * channels within a quarter of the 1 MiB L2 (256 KiB: 1x1 blocks of 48 output channels, 192
  * bytes an input channel, take up to 1365 of them, a stride-2 phase of 2x2 taps 341, 3x3 151).
- * Channels-first filters copy element by element, in f32 and a single phase only; later chunks
- * add to the output, so a 16-bit dx written in place takes one chunk or the pack. Batch 2 and 4
+ * Channels-first filters copy for a single phase only, in 16 bits only where a channel's taps
+ * fit a vector (turned: 9 on AVX-512, not on AVX2); later chunks add to the output, so a 16-bit
+ * dx written in place takes one chunk or the pack. Batch 2 and 4
  * at 7x7 (98 and 196 pixels, their input within half the L2) copy; batch 8 keeps the pack
  * (two runs of planes would copy each block twice), as do 28x28 planes and fwd. */
 static void test_conv_weight_copies(void **state) {
@@ -1025,7 +1026,7 @@ static void test_conv_weight_copies(void **state) {
         {"bwdd_f16_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
         {"bwdd_f32_nhwc_g1mb1ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 256},
         {"bwdd_bf16_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
-        {"bwdd_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        {"bwdd_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
         {"bwdd_f32_nhwc_g1mb2ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
         {"bwdd_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
         {"bwdd_f32_nhwc_g1mb1ic512oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
@@ -1043,6 +1044,18 @@ static void test_conv_weight_copies(void **state) {
         if (cases[c].local_ci) assert_true(conv->block_run > 0);
         free(plan);
     }
+    /* AVX2: a 3x3's 9 taps pass a vector of 8, so 16-bit channels-first weights keep the pack */
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    cg_problem raw = parse("bwdd_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    cg_plan *plan = plan_for(&raw, &avx2);
+    assert_int_equal(find_kind(plan, CG_STEP_CONV)->w_local_ci, 0);
+    assert_int_equal(count_kind(plan, CG_STEP_PACK_W), 1);
+    free(plan);
+    raw = parse("bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1");
+    plan = plan_for(&raw, &avx2);
+    assert_true(find_kind(plan, CG_STEP_CONV)->w_local_ci > 0);
+    free(plan);
 }
 
 /* 1x1 dx with strides (and stride-1 fwd) on f32 channels-first: one PLANAR_1X1 GEMM step

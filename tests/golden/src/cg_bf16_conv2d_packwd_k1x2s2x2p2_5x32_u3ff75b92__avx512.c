@@ -20,7 +20,7 @@
  * all input channels read the item's lines once per tap: ResNet's 512-channel 3x3 stride-2 dx,
  * four phases of 1 to 4 taps, packs 1.10 -> 0.93 ms; the phases' packs also run as one chain
  * per item, plan.c). Per tap the block's channels are a strided loop, which clang turns into
- * gathers for f32. PACK_ROWS > 0 (a block's output channels adjacent in w): work item = (g,
+ * gathers for f32 (TURN_TAPS: turned in registers instead). PACK_ROWS > 0 (a block's output channels adjacent in w): work item = (g,
  * run of PACK_ROWS input channels) over every block, w read in address order. */
 #define GROUPS 1
 #define CIN 18
@@ -44,6 +44,11 @@
  * block is NR/CG_VLEN vectors of one line, copied as vectors (element by element, ResNet's
  * 1024 -> 512 1x1 stride-2 dx spent 0.44 of 7.9 ms, one core, packing its 2 MiB of w). */
 #define VECTOR_COPY (CO_STRIDE == 1 && NR % CG_VLEN == 0)
+/* Taps adjacent in w, an output channel's taps a row within a vector (the dx role of OIHW 3x3
+ * filters): CG_TB output channels' rows turned in registers (cg_isa_shared.h
+ * cg_turn_short_rows), a vector per tap, where element by element clang made gathers. */
+#define TURN_TAPS (CO_STRIDE > 1 && CO_STRIDE <= CG_TB && F_STRIDE == 1 && NR % CG_TB == 0)
+#define TURN_ROWS cg_turn_short_rows_bf16
 
 static const int32_t tap_map[TAPS] = {5, 3};
 #define TAP_MIN 3 /* the filter taps the step reads lie in [TAP_MIN, TAP_MAX] */
@@ -111,6 +116,16 @@ void cg_bf16_conv2d_packwd_k1x2s2x2p2_5x32_u3ff75b92__avx512(const cg_kernel_par
                     for (int64_t j = 0; j < TAPS; j++)
                         for (int64_t r = 0; r < NR; r += CG_VLEN)
                             cg_vstore(out + j * CIN * NR + r, LOADV(in + F_STRIDE * tap_map[j] + r));
+                    continue;
+                }
+                if (TURN_TAPS) {
+                    const int64_t channels = COUT - b * NR < NR ? COUT - b * NR : NR;
+                    for (int64_t r = 0; r < NR; r += CG_TB) {
+                        cg_vec taps[CG_TB];
+                        TURN_ROWS(in + CO_STRIDE * r, CO_STRIDE, CO_STRIDE, channels - r, taps);
+#pragma clang loop unroll(full)
+                        for (int j = 0; j < TAPS; j++) cg_vstore(out + j * CIN * NR + r, taps[tap_map[j]]);
+                    }
                     continue;
                 }
                 if ((b + 1) * NR <= COUT) { /* constant bounds: vectorized (gathers) */
