@@ -319,19 +319,30 @@ static int depthwise_prefetch_blocks(const cg_step *part) {
  * kept within a quarter of it. One run, splits for the threads (two items a thread, so that a
  * slowed core does not hold the other; more where the split rule asks for them, on large
  * planes); runs where the rows allow fewer splits than threads. MobileNet's 7x7 1024-channel
- * NHWC dw 0.055 -> 0.051 ms, 28x28 256-channel 0.154 -> 0.140. A forced split factor
- * (overrides) is kept. Returns the runs. */
+ * NHWC dw 0.055 -> 0.051 ms, 28x28 256-channel 0.154 -> 0.140. Where those splits would hold
+ * fewer than DW_DEPTHWISE_SPLIT_ROWS rows each (batch 1 and 2 on 7x7 and 14x14 outputs), one
+ * split in runs of blocks, two a thread, instead: the splits' partial sums and their reduce
+ * cost more than such a split's work (MobileNet's NHWC dw, two cores, interleaved: 7x7 1024
+ * channels batch 1 2.5x, batch 2 1.7x; 14x14 512 1.3x; 14x14 512 stride 2 1.3x and 1.2x; 28x28
+ * 256 stride 2 1.25x; at batch 8 7x7 ran 0.58x so, and 28x28 stride 2 at batch 2, 28 rows,
+ * level). A forced split factor (overrides) is kept. Returns the runs. */
+#define DW_DEPTHWISE_SPLIT_ROWS 4
 static int64_t depthwise_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
                                     int64_t blocks, int64_t split_bytes) {
     part->block_run = 1;
     if (target->isa == CG_ISA_GLSL) return blocks;
     const int64_t threads = target->threads;
+    int64_t runs_wanted = threads;
     if (target->force_splits <= 0) {
         part->splits = cg_split_factor(target, part->rows, dims->out[2], 1, split_bytes);
-        if (part->splits < 2 * threads)
+        if (part->splits < 2 * threads && blocks >= 2 * threads &&
+            part->rows < DW_DEPTHWISE_SPLIT_ROWS * 2 * threads) {
+            part->splits = 1;
+            runs_wanted = 2 * threads;
+        } else if (part->splits < 2 * threads)
             part->splits = 2 * threads < part->rows ? 2 * threads : part->rows;
     }
-    int64_t runs = cg_ceil_div(threads, part->splits);
+    int64_t runs = cg_ceil_div(runs_wanted, part->splits);
     if (runs > blocks) runs = blocks;
     part->block_run = cg_ceil_div(blocks, runs);
     const int64_t pixel_bytes = part->cout_pad * 4;

@@ -1431,6 +1431,44 @@ static void test_dw_split_cl_direct(void **state) {
     }
 }
 
+/* A depthwise dw on channels-last tensors (dw_depthwise_partial) splits its rows for the
+ * threads, two items a thread, except where such splits would hold fewer than 4 rows each and
+ * there are 2 channel blocks a thread: then one split in runs of blocks, 2 a thread (one core:
+ * 2 runs). MobileNet's 7x7 1024 channels at batch 1 (7 rows, 22 blocks of 48 lanes: 4 runs of
+ * 6; one thread 2 of 11); at batch 8 (56 rows) and a 28x28 stride-2 dw at batch 2 (28 rows) 4
+ * splits of one run; 64 channels (one block) keep the splits at batch 1. */
+static void test_depthwise_dw_splits(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int threads;
+        int64_t splits, block_run, items;
+    } cases[] = {
+        {"bwdw_f32_nhwc_g1024mb1ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1, 6, 4},
+        {"bwdw_f32_nhwc_g1024mb1ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 1, 11, 2},
+        {"bwdw_f32_nhwc_g1024mb8ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 4, 22, 4},
+        {"bwdw_f32_nhwc_g256mb2ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2, 4, 4, 4},
+        {"bwdw_f32_nhwc_g64mb1ic64oc64_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 4, 1, 4},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_target target = base_target;
+        target.threads = cases[c].threads;
+        cg_plan *plan = plan_for(&p, &target);
+        const cg_step *part = find_kind(plan, CG_STEP_DW_DEPTHWISE_PARTIAL);
+        assert_non_null(part);
+        if (part->splits != cases[c].splits || part->block_run != cases[c].block_run ||
+            part->work_items != cases[c].items)
+            fail_msg("%s (%d threads): %lld splits, runs of %lld, %lld items; want %lld, %lld, %lld",
+                     cases[c].problem, cases[c].threads, (long long)part->splits,
+                     (long long)part->block_run, (long long)part->work_items,
+                     (long long)cases[c].splits, (long long)cases[c].block_run,
+                     (long long)cases[c].items);
+        assert_int_equal(count_kind(plan, CG_STEP_REDUCE), 1);
+        free(plan);
+    }
+}
+
 /* Channels-first dense dw, f32, of at most 512 output pixels in all (one row block) and 2
  * output-channel blocks a thread: one DW_PARTIAL step of one split, taps inside, a block per
  * work item, stored straight into dw (db too), no reduce and no workspace. Blocks of the
@@ -3805,7 +3843,7 @@ int main(void) {
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl), cmocka_unit_test(test_dw_split_cl_direct),
-        cmocka_unit_test(test_dw_partial_direct),
+        cmocka_unit_test(test_dw_partial_direct), cmocka_unit_test(test_depthwise_dw_splits),
         cmocka_unit_test(test_conv_staged_dy),
         cmocka_unit_test(test_dw_x_rows),
         cmocka_unit_test(test_dw_x_staged_plan),
