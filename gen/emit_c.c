@@ -205,26 +205,34 @@ static const char *vec_suffix(cg_dtype dtype) {
     return dtype == CG_F16 ? "_f16" : dtype == CG_BF16 ? "_bf16" : "";
 }
 
-/* CONV (conv.c.in): where its taps read w (TAP_MAP), w's strides and element, which
- * W_LOCAL_CI's copies walk (block runs: one group). Kernels on packed weights get the same
- * neutral values whatever the problem's w, so that such kernels of f16 and bf16 problems stay
- * the same code (pack_twins.c). */
-static void conv_weight_walk(cg_template_values *v, const cg_problem *p, const cg_step *s) {
+/* CONV (conv.c.in) and DEPTHWISE (depthwise.c.in): where their taps read w (TAP_MAP), w's
+ * strides and element, which W_LOCAL_CI's copies (block runs: one group) and W_LOCAL's packs
+ * walk. Kernels on packed weights get the same neutral values whatever the problem's w, so
+ * that such kernels of f16 and bf16 problems stay the same code (pack_twins.c). */
+static void weight_walk(cg_template_values *v, const cg_problem *p, const cg_step *s) {
     const int copies = s->w_local_ci > 0;
     const cg_weight_strides w = cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank));
     const cg_dtype dtype = copies ? p->dtype : CG_F32;
     cg_values_int(v, "CO_STRIDE", copies ? w.cout : 0);
-    cg_values_int(v, "CI_STRIDE", copies ? w.cin : 0);
     cg_values_int(v, "F_STRIDE", copies ? w.tap : 0);
     cg_values_set(v, "W_ELEM", "%s", elem_type(dtype));
-    cg_values_set(v, "W_LOADV", "cg_vload%s", vec_suffix(dtype));
-    cg_values_set(v, "W_LOADV_RANGE", "cg_vload_range%s", vec_suffix(dtype));
     cg_values_set(v, "W_LOAD", "%s", load_fn(dtype));
     cg_values_set(v, "W_TURN_ROWS", "cg_turn_short_rows%s", vec_suffix(dtype));
     int64_t map[CG_MAX_TAPS] = {0};
     const int64_t taps = cg_prod(s->taps, 3);
     for (int64_t t = 0; copies && t < taps; t++) map[t] = s->tap_map[t];
     set_list(v, "TAP_MAP", map, (int)taps);
+}
+
+/* CONV: the weight walk, and the input-channel stride and vector loads of its copies. */
+static void conv_weight_walk(cg_template_values *v, const cg_problem *p, const cg_step *s) {
+    const int copies = s->w_local_ci > 0;
+    const cg_dtype dtype = copies ? p->dtype : CG_F32;
+    weight_walk(v, p, s);
+    cg_values_int(v, "CI_STRIDE",
+                  copies ? cg_weight_strides_of(p, s, cg_prod(p->filter, p->rank)).cin : 0);
+    cg_values_set(v, "W_LOADV", "cg_vload%s", vec_suffix(dtype));
+    cg_values_set(v, "W_LOADV_RANGE", "cg_vload_range%s", vec_suffix(dtype));
 }
 
 /* A view's storage type: the problem's own on one of its tensors (read or written in place),
@@ -1070,6 +1078,9 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_conv_geometry(v, s);
         set_interior_columns(v, s);
         cg_values_int(v, "BY_COLUMNS", s->by_columns);
+        cg_values_int(v, "BATCH", s->src.n);
+        cg_values_int(v, "W_LOCAL", s->w_local_ci > 0);
+        weight_walk(v, p, s);
         set_view_vectors(v, "SRC", view_dtype(p, &s->src), 0);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         return "cpu/depthwise.c.in";

@@ -175,7 +175,9 @@ typedef struct cg_step {
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
                             channels ahead into the L1 (0: a block's weights fit the L1) */
     int64_t w_local_ci;  /* CONV block runs: > 0, each block's weights are copied from w onto
-                            the stack this many input channels at a time, no PACK_W step */
+                            the stack this many input channels at a time, no PACK_W step;
+                            DEPTHWISE: 1, items are channel blocks over every row, each
+                            packing its block's taps on the stack, no PACK_W step */
 
     /* Reductions (DW_PARTIAL, DW_DEPTHWISE_PARTIAL, DB_PARTIAL, REDUCE) */
     int64_t splits;           /* S partial sums over rows of the reduction */

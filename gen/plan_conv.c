@@ -150,7 +150,7 @@ static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
     int64_t taps = conv->taps[0] * conv->taps[1] * conv->taps[2];
     int64_t blocks = block_count(conv);
     int64_t nr = (int64_t)conv->nv * conv->vlen;
-    conv->w_local_ci = conv_local_weight_channels(plan, conv);
+    if (!conv->depthwise) conv->w_local_ci = conv_local_weight_channels(plan, conv);
     if (conv->w_local_ci > 0) {
         conv->cout_pad = blocks * nr;
         return CG_OK;
@@ -359,6 +359,24 @@ static int64_t staged_item_rows(const cg_step *step, int64_t rows) {
     return rows;
 }
 
+/* A depthwise conv item is one output row of every channel block, its taps' weights packed
+ * by a PACK_W step first. Where the rows are fewer than DEPTHWISE_PACK_ROWS (MobileNet's 7x7
+ * and 14x14 planes at batch 1) and the channel blocks 4 a thread at least, items of one block
+ * over every row instead, each packing its block's weights on its stack (depthwise.c.in
+ * W_LOCAL): the PACK_W step, a parallel region of its own, took 5 of 13 us of MobileNet's NHWC
+ * 7x7 1024-channel dx at batch 1. Intel Xeon, two cores, interleaved, NHWC: dx 7x7 1024
+ * channels batch 1 2.2-2.3x (f16, bf16 too), batch 2 1.3x, stride 2 2.7x and 1.07x; 14x14 512
+ * 1.5x, stride 2 1.4x (batch 2, 14 rows a phase, 0.96x); fwd alike (1.5-3.2x at batch 1, up
+ * to 2.6x at 2). With 2 blocks a thread (28x28 256-channel stride-2 dx, 4 blocks a phase) it
+ * ran 0.5x. */
+#define DEPTHWISE_PACK_ROWS 16
+static int depthwise_packs_blocks(const cg_plan *plan, const cg_step *step) {
+    const int64_t rows = step->src.n * step->count[0] * step->count[1];
+    const int64_t blocks = cg_ceil_div(step->cout_g, (int64_t)step->nv * step->vlen);
+    return step->kind == CG_STEP_DEPTHWISE && plan->target.isa != CG_ISA_GLSL &&
+           rows < DEPTHWISE_PACK_ROWS && blocks >= 4 * (int64_t)plan->target.threads;
+}
+
 static void finish_conv(const cg_plan *plan, cg_step *step) {
     step->kind = step->depthwise ? CG_STEP_DEPTHWISE : CG_STEP_CONV;
     if (cg_conv_1x1_applies(plan, step)) {
@@ -383,6 +401,10 @@ static void finish_conv(const cg_plan *plan, cg_step *step) {
     if (step->in_staged) step->item_rows = staged_item_rows(step, step->item_rows);
     step->work_items =
         step->src.n * step->count[0] * cg_ceil_div(step->count[1], step->item_rows);
+    if (depthwise_packs_blocks(plan, step)) {
+        step->w_local_ci = 1; /* a flag here: each item packs its block (add_pack adds none) */
+        step->work_items = cg_ceil_div(step->cout_g, (int64_t)step->nv * step->vlen);
+    }
 }
 
 cg_status cg_plan_fwd(cg_plan *plan, const cg_dims *dims, const cg_view *x_view, char *msg) {

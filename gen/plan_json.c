@@ -320,6 +320,8 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
             if (s->w_local_ci) put_int(b, obj, "w_local_ci", s->w_local_ci);
         }
         if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
+        /* items of one channel block over every row, each packing its block's weights */
+        if (s->kind == CG_STEP_DEPTHWISE && s->w_local_ci) put_bool(b, obj, "block_items", 1);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {
             put_int(b, obj, "block_run", s->block_run);
             put_int(b, obj, "plane_run", s->plane_run);

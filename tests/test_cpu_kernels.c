@@ -1555,6 +1555,36 @@ static void test_dw_partial_direct(void **state) {
                         " -eq 9 && ! ls $d/*reduce* >/dev/null 2>&1");
 }
 
+/* Channels-last depthwise conv steps of few rows and many channel blocks, each item one block
+ * over every row that packs its block's taps from w on its stack (depthwise.c.in W_LOCAL, no
+ * PACK_W step), AVX-512 and AVX2 (3x3 taps turned in registers on AVX-512, element by element
+ * on AVX2): dx with 520 channels (an 8-lane last block), stride-2 dx over two images with
+ * asymmetric padding (4 phases of 1 to 4 taps, each its own tap map), fwd at stride 2 on 600
+ * channels, a dilated 5x5 dx (25 taps: element by element), f16 and bf16 dx (w converted as
+ * packed), a 1-D dx; 16 rows keep the PACK_W step. */
+static void test_depthwise_local_weights(void **state) {
+    (void)state;
+#define DWL(name, op, dtype, layout, n, c, rest)                                                  \
+    "{\"name\":\"" name "\",\"op\":\"" op "\",\"dtype\":\"" dtype "\",\"layout\":\"" layout     \
+    "\",\"n\":" #n ",\"c\":" #c ",\"k\":" #c ",\"groups\":" #c "," rest "}"
+    static const char config[] =
+        "{\"problems\": ["
+        DWL("l7", "bwd_data", "f32", "NHWC", 1, 520, "\"input\":[5,6],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWL("l7s2", "bwd_data", "f32", "NHWC", 2, 512, "\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],"
+            "\"pad_lo\":[1,0],\"pad_hi\":[0,1]") ","
+        DWL("lfwd", "fwd", "f32", "NHWC", 1, 600, "\"input\":[7,7],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]") ","
+        DWL("l5", "bwd_data", "f32", "NHWC", 1, 640, "\"input\":[6,5],\"filter\":[5,5],\"dilation\":[1,2],"
+            "\"pad\":[2,4]") ","
+        DWL("lh", "bwd_data", "f16", "NHWC", 1, 528, "\"input\":[4,7],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWL("lb", "bwd_data", "bf16", "NHWC", 1, 512, "\"input\":[6,6],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWL("l1d", "bwd_data", "f32", "NWC", 1, 512, "\"input\":[9],\"filter\":[3],\"pad\":[1]") ","
+        DWL("lrows", "bwd_data", "f32", "NHWC", 1, 512, "\"input\":[16,5],\"filter\":[3,3],\"pad\":[1,1]") "]}";
+#undef DWL
+    check_override_pack("depthwise_local_weights", config, "{}", NULL,
+                        "d=%s/src; test $(grep -l 'define W_LOCAL 1' $d/*_dw*__avx512.c | wc -l)"
+                        " -eq 10 && test $(ls $d/*dwpackwd*__avx512.c | wc -l) -eq 1");
+}
+
 /* Depthwise dx and dw alone on small planes, a vector of channels turned channels-last at a
  * time (depthwise_turned_dx/dw), AVX-512 and AVX2: stride 2 on 14x14, planes in several bands with
  * a short last one (stride-1 dx on rows of 40, too wide for the flat kernel, and stride 2), dilation with asymmetric padding and a column stride of
@@ -2114,6 +2144,7 @@ int main(void) {
         cmocka_unit_test(test_dw_split_cl_kernels),
         cmocka_unit_test(test_dw_split_cl_direct),
         cmocka_unit_test(test_dw_partial_direct),
+        cmocka_unit_test(test_depthwise_local_weights),
         cmocka_unit_test(test_conv_staged_dy_kernels),
         cmocka_unit_test(test_conv_weight_copies),
         cmocka_unit_test(test_dw_x_rows_kernels),

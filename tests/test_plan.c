@@ -1469,6 +1469,50 @@ static void test_depthwise_dw_splits(void **state) {
     }
 }
 
+/* A channels-last depthwise conv of fewer than 16 output rows and 4 channel blocks a thread at
+ * least has no PACK_W step: items of one block over every row, each packing its block's
+ * weights (w_local_ci set as a flag). MobileNet's 7x7 1024-channel dx at batch 1 (7 rows, 16
+ * blocks of 64), fwd at stride 2, a stride-2 dx's phases at batch 2 (8 rows each); 16 rows
+ * (batch 1 at 16x16, batch 3 at 7x7), 4 blocks (256 channels) and one thread with 2 blocks
+ * keep the pack. */
+static void test_depthwise_local_weights(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        int threads;
+        int local;
+    } cases[] = {
+        {"bwdd_f32_nhwc_g1024mb1ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 1},
+        {"fwd_f32_nhwc_g512mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2, 1},
+        {"bwdd_f32_nhwc_g512mb2ic512oc512_i8x8_o4x4_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2, 1},
+        {"bwdd_f32_nhwc_g512mb1ic512oc512_i16x16_o16x16_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 0},
+        {"bwdd_f32_nhwc_g1024mb3ic1024oc1024_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 0},
+        {"bwdd_f32_nhwc_g256mb1ic256oc256_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 0},
+        {"bwdd_f32_nhwc_g128mb1ic128oc128_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 0},
+        {"bwdd_f32_nhwc_g256mb1ic256oc256_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_problem p = parse(cases[c].problem);
+        cg_target target = base_target;
+        target.threads = cases[c].threads;
+        cg_plan *plan = plan_for(&p, &target);
+        int steps = 0;
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind != CG_STEP_DEPTHWISE) continue;
+            steps++;
+            const int64_t nr = (int64_t)s->nv * s->vlen, blocks = (s->cout_g + nr - 1) / nr;
+            if ((s->w_local_ci > 0) != cases[c].local)
+                fail_msg("%s (%d threads): w_local %d, want %d", cases[c].problem,
+                         cases[c].threads, s->w_local_ci > 0, cases[c].local);
+            if (cases[c].local) assert_int_equal(s->work_items, blocks);
+        }
+        assert_true(steps > 0);
+        assert_int_equal(count_kind(plan, CG_STEP_PACK_W) > 0, !cases[c].local);
+        free(plan);
+    }
+}
+
 /* Channels-first dense dw, f32, of at most 512 output pixels in all (one row block) and 2
  * output-channel blocks a thread: one DW_PARTIAL step of one split, taps inside, a block per
  * work item, stored straight into dw (db too), no reduce and no workspace. Blocks of the
@@ -3844,6 +3888,7 @@ int main(void) {
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl), cmocka_unit_test(test_dw_split_cl_direct),
         cmocka_unit_test(test_dw_partial_direct), cmocka_unit_test(test_depthwise_dw_splits),
+        cmocka_unit_test(test_depthwise_local_weights),
         cmocka_unit_test(test_conv_staged_dy),
         cmocka_unit_test(test_dw_x_rows),
         cmocka_unit_test(test_dw_x_staged_plan),
