@@ -1203,6 +1203,10 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 cg_values_int(v, "ROW_BLOCK", s->row_block);
                 cg_values_int(v, "BLOCK_RUN", s->block_run);
                 cg_values_int(v, "PREFETCH_BLOCKS", s->prefetch_blocks);
+                cg_values_int(v, "DIRECT", s->direct_dw);
+                cg_values_int(v, "CO_STRIDE", cg_weight_strides_of(p, s, cg_prod(s->taps, 3)).cout);
+                cg_values_set(v, "DW_ELEM", "%s", elem_type(p->dtype));
+                cg_values_set(v, "DW_STORE_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
             }
             cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         }

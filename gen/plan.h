@@ -155,8 +155,10 @@ typedef struct cg_step {
                             walked as one run over the batch */
     int direct_dw;       /* DW_SPLIT_CL: one split in f32, lanes along the input channels,
                             stored straight into dw (no partial sums, no reduce step);
-                            DW_PARTIAL: one split in one row block, f32 OIHW, each tile of
-                            input channels turned into dw after its taps (no reduce step) */
+                            DW_PARTIAL: one split in one row block, OIHW, each tile of
+                            input channels turned into dw after its taps (no reduce step);
+                            DW_DEPTHWISE_PARTIAL: one split, each item turning its blocks'
+                            partial rows into dw (no reduce step) */
     int rows_flat;       /* PLANAR_CONV: an item walks a run of one row residue's output rows
                             as one flat index (lanes across row ends; item_pixels of them) */
     int in_staged;       /* PLANAR_CONV: a group's 16-bit input planes converted to f32 on the

@@ -1555,6 +1555,35 @@ static void test_dw_partial_direct(void **state) {
                         " -eq 9 && ! ls $d/*reduce* >/dev/null 2>&1");
 }
 
+/* Channels-last depthwise dw of one split (few rows, many channel blocks: runs of blocks, two
+ * a thread), each item turning its blocks' partial rows into dw itself (DIRECT in
+ * dw_depthwise_partial.c.in, no reduce), AVX-512 and AVX2: 520 channels with db (an 8-lane
+ * last block), stride 2 with asymmetric padding in f16, a dilated 3x3 in bf16 with db, a 1-D
+ * row; a 5x5 (25 taps, past a vector) keeps the reduce. */
+static void test_depthwise_dw_direct(void **state) {
+    (void)state;
+#define DWD(name, op, dtype, layout, c, rest)                                                     \
+    "{\"name\":\"" name "\",\"op\":" op ",\"dtype\":\"" dtype "\",\"layout\":\"" layout       \
+    "\",\"n\":1,\"c\":" #c ",\"k\":" #c ",\"groups\":" #c "," rest "}"
+#define W "\"bwd_weight\""
+#define WB "[\"bwd_weight\",\"bwd_bias\"]"
+    static const char config[] =
+        "{\"problems\": ["
+        DWD("d7b", WB, "f32", "NHWC", 520, "\"input\":[7,7],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWD("ds2h", W, "f16", "NHWC", 512, "\"input\":[13,14],\"filter\":[3,3],\"stride\":[2,2],"
+            "\"pad_lo\":[1,0],\"pad_hi\":[0,1]") ","
+        DWD("ddb", WB, "bf16", "NHWC", 512, "\"input\":[8,7],\"filter\":[3,3],\"dilation\":[2,1],"
+            "\"pad\":[2,1]") ","
+        DWD("d1d", W, "f32", "NWC", 512, "\"input\":[11],\"filter\":[3],\"pad\":[1]") ","
+        DWD("d5", W, "f32", "NHWC", 512, "\"input\":[7,7],\"filter\":[5,5],\"pad\":[2,2]") "]}";
+#undef DWD
+#undef W
+#undef WB
+    check_override_pack("depthwise_dw_direct", config, "{}", NULL,
+                        "d=%s/src; test $(grep -l 'define DIRECT 1' $d/*dwbwdw*__avx512.c | wc -l)"
+                        " -eq 4 && test $(ls $d/*dwreduce*__avx512.c | wc -l) -eq 1");
+}
+
 /* Channels-last depthwise conv steps of few rows and many channel blocks, each item one block
  * over every row that packs its block's taps from w on its stack (depthwise.c.in W_LOCAL, no
  * PACK_W step), AVX-512 and AVX2 (3x3 taps turned in registers on AVX-512, element by element
@@ -2145,6 +2174,7 @@ int main(void) {
         cmocka_unit_test(test_dw_split_cl_direct),
         cmocka_unit_test(test_dw_partial_direct),
         cmocka_unit_test(test_depthwise_local_weights),
+        cmocka_unit_test(test_depthwise_dw_direct),
         cmocka_unit_test(test_conv_staged_dy_kernels),
         cmocka_unit_test(test_conv_weight_copies),
         cmocka_unit_test(test_dw_x_rows_kernels),
