@@ -217,7 +217,7 @@ static void weight_walk(cg_template_values *v, const cg_problem *p, const cg_ste
     cg_values_int(v, "F_STRIDE", copies ? w.tap : 0);
     cg_values_set(v, "W_ELEM", "%s", elem_type(dtype));
     cg_values_set(v, "W_LOAD", "%s", load_fn(dtype));
-    cg_values_set(v, "W_TURN_ROWS", "cg_turn_short_rows%s", vec_suffix(dtype));
+    cg_values_set(v, "W_TURN_TAPS", "cg_turn_taps%s", vec_suffix(dtype));
     int64_t map[CG_MAX_TAPS] = {0};
     const int64_t taps = cg_prod(s->taps, 3);
     for (int64_t t = 0; copies && t < taps; t++) map[t] = s->tap_map[t];
@@ -1101,7 +1101,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         cg_values_set(v, "ELEM", "%s", elem_type(p->dtype));
         cg_values_set(v, "LOADV", "cg_vload%s", vec_suffix(p->dtype));
-        cg_values_set(v, "TURN_ROWS", "cg_turn_short_rows%s", vec_suffix(p->dtype));
+        cg_values_set(v, "TURN_TAPS_OF", "cg_turn_taps%s", vec_suffix(p->dtype));
         int64_t tap_min = s->tap_map[0], tap_max = s->tap_map[0];
         for (int64_t t = 1; t < taps; t++) {
             if (s->tap_map[t] < tap_min) tap_min = s->tap_map[t];

@@ -169,6 +169,26 @@ CG_DEFINE_TURN_SHORT_ROWS(cg_turn_short_rows, float, cg_vload_range)
 CG_DEFINE_TURN_SHORT_ROWS(cg_turn_short_rows_f16, uint16_t, cg_vload_range_f16)
 CG_DEFINE_TURN_SHORT_ROWS(cg_turn_short_rows_bf16, uint16_t, cg_vload_range_bf16)
 #undef CG_DEFINE_TURN_SHORT_ROWS
+
+/* A block of nr output channels' taps from w, where a channel's taps are one row of `stride`
+ * (<= CG_TB) elements, into a vector of nr lanes per tap: tap j of the step (filter tap
+ * tap_map[j]) to out + j * tap_step, the lanes past `lanes` zero (the weight copies and packs
+ * of channels-first dx and of depthwise convs). */
+#define CG_DEFINE_TURN_TAPS(name, elem, turn_rows)                                                \
+    static inline __attribute__((always_inline)) void name(                                       \
+        const elem *w, int stride, int64_t lanes, int64_t nr, const int32_t *tap_map, int taps,   \
+        float *out, int64_t tap_step) {                                                           \
+        for (int64_t c = 0; c < nr; c += CG_TB) {                                                 \
+            cg_vec turned[CG_TB];                                                                 \
+            turn_rows(w + c * stride, stride, stride, lanes - c, turned);                         \
+            _Pragma("clang loop unroll(full)") for (int j = 0; j < taps; j++)                     \
+                cg_vstore(out + j * tap_step + c, turned[tap_map[j]]);                            \
+        }                                                                                         \
+    }
+CG_DEFINE_TURN_TAPS(cg_turn_taps, float, cg_turn_short_rows)
+CG_DEFINE_TURN_TAPS(cg_turn_taps_f16, uint16_t, cg_turn_short_rows_f16)
+CG_DEFINE_TURN_TAPS(cg_turn_taps_bf16, uint16_t, cg_turn_short_rows_bf16)
+#undef CG_DEFINE_TURN_TAPS
 #undef CG_DEFINE_TURN_PLANES
 
 /* A run of output written front to back through a stack mirror and streamed out: the mirror

@@ -52,7 +52,7 @@
 #define W_LOADV cg_vload
 #define W_LOADV_RANGE cg_vload_range
 #define W_LOAD cg_ld_f32
-#define W_TURN_ROWS cg_turn_short_rows /* CG_TB channels' taps (short rows of w) -> a vector per tap */
+#define W_TURN_TAPS cg_turn_taps /* a block's taps (short rows of w) -> a vector per tap */
 #define GROUPS 1
 #define CIN 18
 #define COUT 20
@@ -248,13 +248,8 @@ static void copy_block(const W_ELEM *w, int64_t b, int64_t c0, int64_t cin, floa
         if (ci + 4 < cin)
             for (int64_t e = 0; e < (int64_t)CO_STRIDE * NR; e += line)
                 __builtin_prefetch(row + 4 * CI_STRIDE + e);
-        if (TURN_TAPS) { /* CG_TB channels' taps at a time, turned */
-            for (int64_t c = 0; c < NR; c += CG_TB) {
-                cg_vec taps[CG_TB];
-                W_TURN_ROWS(row + c * CO_STRIDE, CO_STRIDE, CO_STRIDE, lanes - c, taps);
-#pragma clang loop unroll(full)
-                for (int j = 0; j < TAPS; j++) cg_vstore(local + (j * cin + ci) * NR + c, taps[tap_map[j]]);
-            }
+        if (TURN_TAPS) {
+            W_TURN_TAPS(row, CO_STRIDE, lanes, NR, tap_map, TAPS, local + ci * NR, cin * NR);
             continue;
         }
         for (int j = 0; j < TAPS; j++) {

@@ -46,9 +46,9 @@
 #define VECTOR_COPY (CO_STRIDE == 1 && NR % CG_VLEN == 0)
 /* Taps adjacent in w, an output channel's taps a row within a vector (the dx role of OIHW 3x3
  * filters): CG_TB output channels' rows turned in registers (cg_isa_shared.h
- * cg_turn_short_rows), a vector per tap, where element by element clang made gathers. */
+ * cg_turn_taps), a vector per tap, where element by element clang made gathers. */
 #define TURN_TAPS (CO_STRIDE > 1 && CO_STRIDE <= CG_TB && F_STRIDE == 1 && NR % CG_TB == 0)
-#define TURN_ROWS cg_turn_short_rows
+#define TURN_TAPS_OF cg_turn_taps /* a block's taps (short rows of w) -> a vector per tap */
 
 static const int32_t tap_map[TAPS] = {0};
 #define TAP_MIN 0 /* the filter taps the step reads lie in [TAP_MIN, TAP_MAX] */
@@ -120,12 +120,7 @@ void cg_f32_conv2d_packwd_k1x1s1x1p0_9x48_ub40433ec__avx512(const cg_kernel_para
                 }
                 if (TURN_TAPS) {
                     const int64_t channels = COUT - b * NR < NR ? COUT - b * NR : NR;
-                    for (int64_t r = 0; r < NR; r += CG_TB) {
-                        cg_vec taps[CG_TB];
-                        TURN_ROWS(in + CO_STRIDE * r, CO_STRIDE, CO_STRIDE, channels - r, taps);
-#pragma clang loop unroll(full)
-                        for (int j = 0; j < TAPS; j++) cg_vstore(out + j * CIN * NR + r, taps[tap_map[j]]);
-                    }
+                    TURN_TAPS_OF(in, CO_STRIDE, channels, NR, tap_map, TAPS, out, CIN * NR);
                     continue;
                 }
                 if ((b + 1) * NR <= COUT) { /* constant bounds: vectorized (gathers) */
