@@ -235,6 +235,14 @@ static void conv_weight_walk(cg_template_values *v, const cg_problem *p, const c
     cg_values_set(v, "W_LOADV_RANGE", "cg_vload_range%s", vec_suffix(dtype));
 }
 
+/* The direct dw kernels' stores into dw and db in the problem's storage type. */
+static void dw_direct_stores(cg_template_values *v, const cg_problem *p, const cg_step *s) {
+    cg_values_int(v, "DIRECT", s->direct_dw);
+    cg_values_set(v, "DW_ELEM", "%s", elem_type(p->dtype));
+    cg_values_set(v, "DW_STORE_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
+    cg_values_set(v, "DW_STORE_TURNED", "cg_store_turned%s", vec_suffix(p->dtype));
+}
+
 /* A view's storage type: the problem's own on one of its tensors (read or written in place),
  * f32 in the workspace. */
 static cg_dtype view_dtype(const cg_problem *p, const cg_view *view) {
@@ -1203,10 +1211,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
                 cg_values_int(v, "ROW_BLOCK", s->row_block);
                 cg_values_int(v, "BLOCK_RUN", s->block_run);
                 cg_values_int(v, "PREFETCH_BLOCKS", s->prefetch_blocks);
-                cg_values_int(v, "DIRECT", s->direct_dw);
+                dw_direct_stores(v, p, s);
                 cg_values_int(v, "CO_STRIDE", cg_weight_strides_of(p, s, cg_prod(s->taps, 3)).cout);
-                cg_values_set(v, "DW_ELEM", "%s", elem_type(p->dtype));
-                cg_values_set(v, "DW_STORE_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
             }
             cg_values_int(v, "PARTIAL_OFFSET", s->partial_offset);
         }
@@ -1234,9 +1240,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
             /* 16-bit x rows converted per row block */
             set_stack_conversion(v, "X_ROWS", s->in_staged, view_dtype(p, &s->src));
             cg_values_int(v, "TAPS_INSIDE", s->taps_inside);
-            cg_values_int(v, "DIRECT", s->direct_dw);
-            cg_values_set(v, "DW_ELEM", "%s", elem_type(p->dtype));
-            cg_values_set(v, "DW_STORE_RANGE", "cg_vstore_range%s", vec_suffix(p->dtype));
+            dw_direct_stores(v, p, s);
             weight_strides(v, p, s, s->taps[0] * s->taps[1] * s->taps[2]);
             cg_values_set(v, "X_LOADV", "cg_vload%s", vec_suffix(view_dtype(p, &s->src)));
             cg_values_set(v, "X_LOADV_RANGE", "cg_vload_range%s", vec_suffix(view_dtype(p, &s->src)));

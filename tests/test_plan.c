@@ -1452,12 +1452,11 @@ static void test_depthwise_dw_splits(void **state) {
         {"bwdw_f32_nhwc_g64mb1ic64oc64_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 2, 4, 1, 4},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cg_problem p = parse(cases[c].problem);
         cg_target target = base_target;
         target.threads = cases[c].threads;
-        cg_plan *plan = plan_for(&p, &target);
-        const cg_step *part = find_kind(plan, CG_STEP_DW_DEPTHWISE_PARTIAL);
-        assert_non_null(part);
+        cg_plan *plan;
+        const cg_step *part =
+            planned_step(cases[c].problem, &target, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
         if (part->splits != cases[c].splits || part->block_run != cases[c].block_run ||
             part->work_items != cases[c].items)
             fail_msg("%s (%d threads): %lld splits, runs of %lld, %lld items; want %lld, %lld, %lld",
@@ -1542,10 +1541,9 @@ static void test_dw_partial_direct(void **state) {
     cg_target no_winograd = base_target;
     no_winograd.force_winograd = -1;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cg_problem p = parse(cases[c].problem);
-        cg_plan *plan = plan_for(&p, &no_winograd);
-        const cg_step *part = find_kind(plan, CG_STEP_DW_PARTIAL);
-        assert_non_null(part);
+        cg_plan *plan;
+        const cg_step *part = planned_step(cases[c].problem, &no_winograd, CG_STEP_DW_PARTIAL, &plan);
+        const cg_problem *p = &plan->problem;
         if (part->direct_dw != cases[c].direct)
             fail_msg("%s: direct %d, want %d", cases[c].problem, part->direct_dw, cases[c].direct);
         assert_int_equal(count_kind(plan, CG_STEP_REDUCE), !cases[c].direct);
@@ -1557,7 +1555,7 @@ static void test_dw_partial_direct(void **state) {
             assert_int_equal(part->row_block, part->rows);
             assert_int_equal(part->taps_inside, 1);
             assert_int_equal(plan->workspace_bytes,
-                             p.dtype == CG_F32 ? 0 : (int64_t)p.n * p.c * cg_prod(p.in, p.rank) * 4);
+                             p->dtype == CG_F32 ? 0 : (int64_t)p->n * p->c * cg_prod(p->in, p->rank) * 4);
         }
         free(plan);
     }

@@ -189,6 +189,33 @@ CG_DEFINE_TURN_TAPS(cg_turn_taps, float, cg_turn_short_rows)
 CG_DEFINE_TURN_TAPS(cg_turn_taps_f16, uint16_t, cg_turn_short_rows_f16)
 CG_DEFINE_TURN_TAPS(cg_turn_taps_bf16, uint16_t, cg_turn_short_rows_bf16)
 #undef CG_DEFINE_TURN_TAPS
+/* Whether a filter's taps are rows of a channel short enough for cg_turn_taps: adjacent
+ * (f_stride 1) and within a vector. */
+#define CG_TAPS_TURN(co_stride, f_stride) ((co_stride) > 1 && (co_stride) <= CG_TB && (f_stride) == 1)
+
+/* The other way: `count` f32 rows (row r at rows + r * stride, `width` channels each) stored
+ * in the storage type so that channel c's values of every row are one run at out + c *
+ * run_stride, CG_TB rows x CG_TB channels a register transpose, each channel's piece one store
+ * (the direct dw kernels: partial rows of taps, or input channels x taps, into a dw whose
+ * output channels' runs they are). Reads nothing past `count` rows. */
+#define CG_DEFINE_STORE_TURNED(name, elem, store_range)                                           \
+    static inline void name(const float *rows, int64_t stride, int64_t count, int64_t width,      \
+                            elem *out, int64_t run_stride) {                                      \
+        for (int64_t r0 = 0; r0 < count; r0 += CG_TB) {                                          \
+            const int n = count - r0 < CG_TB ? (int)(count - r0) : CG_TB;                         \
+            for (int64_t c0 = 0; c0 < width; c0 += CG_TB) {                                       \
+                cg_vec turned[CG_TB];                                                             \
+                cg_turn_short_rows(rows + r0 * stride + c0, stride, CG_TB, n, turned);            \
+                const int64_t lanes = width - c0 < CG_TB ? width - c0 : CG_TB;                    \
+                for (int64_t c = 0; c < lanes; c++)                                               \
+                    store_range(out + (c0 + c) * run_stride + r0, turned[c], 0, n);               \
+            }                                                                                     \
+        }                                                                                         \
+    }
+CG_DEFINE_STORE_TURNED(cg_store_turned, float, cg_vstore_range)
+CG_DEFINE_STORE_TURNED(cg_store_turned_f16, uint16_t, cg_vstore_range_f16)
+CG_DEFINE_STORE_TURNED(cg_store_turned_bf16, uint16_t, cg_vstore_range_bf16)
+#undef CG_DEFINE_STORE_TURNED
 #undef CG_DEFINE_TURN_PLANES
 
 /* A run of output written front to back through a stack mirror and streamed out: the mirror

@@ -47,7 +47,7 @@
 /* Taps adjacent in w, an output channel's taps a row within a vector (the dx role of OIHW 3x3
  * filters): CG_TB output channels' rows turned in registers (cg_isa_shared.h
  * cg_turn_taps), a vector per tap, where element by element clang made gathers. */
-#define TURN_TAPS (CO_STRIDE > 1 && CO_STRIDE <= CG_TB && F_STRIDE == 1 && NR % CG_TB == 0)
+#define TURN_TAPS (CG_TAPS_TURN(CO_STRIDE, F_STRIDE) && NR % CG_TB == 0)
 #define TURN_TAPS_OF cg_turn_taps_bf16 /* a block's taps (short rows of w) -> a vector per tap */
 
 static const int32_t tap_map[TAPS] = {4};

@@ -57,7 +57,11 @@
 #define CI_STRIDE 9
 #define F_STRIDE 1
 #define DW_ELEM uint16_t               /* DIRECT: dw's storage type */
-#define DW_STORE_RANGE cg_vstore_range_f16 /* DIRECT: lanes [lo, hi) of an f32 vector into dw */
+#define DW_STORE_RANGE cg_vstore_range_f16 /* DIRECT: lanes [lo, hi) of an f32 vector into db */
+/* DIRECT: f32 rows stored turned into dw's runs, one per output channel (cg_isa_shared.h); a
+ * single split's reduce pass over them, as large as dw, took 47-53% of ResNet's NCHW
+ * 512-channel 3x3 dw at batch 1 */
+#define DW_STORE_TURNED cg_store_turned_f16
 #define X_LOADV cg_vload /* X_STAGED: vector loads of X_ELEM as f32 */
 #define X_LOADV_RANGE cg_vload_range
 #define XP_STRIDE ((XPANEL + CG_VLEN - 1) / CG_VLEN * CG_VLEN)
@@ -127,7 +131,7 @@
 /* floats between a tile's rows of partial sums: its input channels' rows of the partial, or of
  * dw_rows (DIRECT: each row of input channel m followed by its other taps) */
 #define PART_ROW (DIRECT ? TAPS * NR : COUT_PAD)
-#define DW_ROWS_FLOATS (DIRECT ? (MR * TAPS + CG_TB) * NR : 1) /* a turn reads CG_TB rows */
+#define DW_ROWS_FLOATS (DIRECT ? MR * TAPS * NR : 1)
 _Static_assert(SPLITS <= ROWS, "every split has rows: its first row block writes its slice");
 _Static_assert(!X_STAGED || XPANEL % MR == 0, "x staged in whole tiles");
 _Static_assert(!TAPS_INSIDE || (X_PLANAR && !X_STAGED), "taps inside: x read in place");
@@ -424,26 +428,6 @@ static inline __attribute__((always_inline)) void tap_tiles(const X_ELEM *x, con
             }
 }
 
-/* DIRECT: the `count` rows of dw_rows (a tile's input channels x taps, NR output channels
- * each) turned into dw at `dw_run` (output channel 0 of the block, the tile's first input
- * channel, tap 0), where each output channel's input channels x taps are one run: CG_TB rows x
- * CG_TB output channels a block, each output channel's piece of the run one store. (Kept as
- * partial sums, a single split's reduce pass over them, as large as dw, took 47-53% of
- * ResNet's NCHW 512-channel 3x3 dw at batch 1.) */
-static inline void store_dw_rows(const float *dw_rows, int64_t count, int64_t width,
-                                 DW_ELEM *dw_run) {
-    for (int64_t r0 = 0; r0 < count; r0 += CG_TB) {
-        const int n = count - r0 < CG_TB ? (int)(count - r0) : CG_TB;
-        for (int64_t c0 = 0; c0 < width; c0 += CG_TB) {
-            cg_vec turned[CG_TB];
-            cg_transpose_regs(dw_rows + r0 * NR + c0, NR, turned);
-            const int64_t co_end = width - c0 < CG_TB ? width - c0 : CG_TB;
-            for (int64_t co = 0; co < co_end; co++)
-                DW_STORE_RANGE(dw_run + (c0 + co) * CO_STRIDE + r0, turned[co], 0, n);
-        }
-    }
-}
-
 /* Taps outermost: tap (j0, j1, j2)'s tiles of every input channel, in panels where x is
  * staged (staged here unless X_STAGED_ONCE staged them all), all at once where it is read in
  * place. */
@@ -503,11 +487,12 @@ static inline __attribute__((always_inline)) void row_block(
         int64_t ci = 0;
         for (; ci + MR <= CIN; ci += MR) {
             tap_tiles(x, rows, r0, r1, ci, part, MR, nv, lanes, &ahead, first);
-            if (DIRECT) store_dw_rows(part, MR * TAPS, width, dw_block + ci * CI_STRIDE);
+            if (DIRECT) DW_STORE_TURNED(part, NR, MR * TAPS, width, dw_block + ci * CI_STRIDE, CO_STRIDE);
         }
         if (CIN_TAIL) {
             tap_tiles(x, rows, r0, r1, ci, part, CIN_TAIL, nv, lanes, &ahead, first);
-            if (DIRECT) store_dw_rows(part, CIN_TAIL * TAPS, width, dw_block + ci * CI_STRIDE);
+            if (DIRECT)
+                DW_STORE_TURNED(part, NR, CIN_TAIL * TAPS, width, dw_block + ci * CI_STRIDE, CO_STRIDE);
         }
     } else {
         for (int j0 = 0; j0 < TAPS0; j0++)
@@ -538,10 +523,8 @@ void cg_f16_conv2d_bwdw_k3x3s1x1_12x32_u28a106c1__avx512(const cg_kernel_params 
     float dy_block[DY_BLOCK_FLOATS];
     float x_panel[X_STAGED ? XP_HELD * XP_FLOATS : X_ROWS ? XR_FLOATS : 1]
         __attribute__((aligned(64)));
-    /* DIRECT: rows past a tile's are turned but never stored; zero, so they are defined */
     float dw_rows[DW_ROWS_FLOATS] __attribute__((aligned(64)));
     float bias_row[DIRECT ? NR : 1] __attribute__((aligned(64)));
-    if (DIRECT) memset(dw_rows, 0, sizeof dw_rows);
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         const int64_t run = item % RUNS, g = (item / RUNS) % GROUPS, s = item / (RUNS * GROUPS);
         const int64_t b0 = run * BLOCK_RUN, b1 = b0 + BLOCK_RUN < BLOCKS ? b0 + BLOCK_RUN : BLOCKS;

@@ -238,7 +238,7 @@ static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in,
  * follow. (Copying a run of blocks per item, each channel's run of w read in one piece, ran
  * 0.84-0.98x on ResNet's last-stage dx at batch 1, runs of 2, 3 and 6 blocks: smaller chunks,
  * more passes over the output.) */
-#define TURN_TAPS (CO_STRIDE > 1 && CO_STRIDE <= CG_TB && F_STRIDE == 1)
+#define TURN_TAPS (CG_TAPS_TURN(CO_STRIDE, F_STRIDE))
 static void copy_block(const W_ELEM *w, int64_t b, int64_t c0, int64_t cin, float *local) {
     const int64_t lanes = b < BLOCKS - 1 ? NR : LAST_LANES;
     const int64_t line = 64 / (int64_t)sizeof(W_ELEM);
