@@ -245,6 +245,14 @@ static void put_zero_fill(builder *b, cJSON *obj, const cg_step *s) {
     }
 }
 
+/* The register tile of the kinds whose other fields do not carry it: `convgrad tune` tells
+ * candidate plans apart by their JSON, so a tile left out made its mr/nv candidates look like
+ * the heuristic's and they were never tried. */
+static void put_tile(builder *b, cJSON *obj, const cg_step *s) {
+    put_int(b, obj, "mr", s->mr);
+    put_int(b, obj, "nv", s->nv);
+}
+
 static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     cJSON *obj = b->failed ? NULL : put(b, list, NULL, cJSON_CreateObject());
     if (!obj) return;
@@ -276,14 +284,22 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         break;
     case CG_STEP_PLANAR_CONV:
     case CG_STEP_PLANAR_DEPTHWISE:
+        put_tile(b, obj, s);
         put_bool(b, obj, "stream", s->stream);
         if (s->kind == CG_STEP_PLANAR_CONV) put_bool(b, obj, "rows_flat", s->rows_flat);
         put_bool(b, obj, "in_staged", s->in_staged);
         if (s->rows_flat) put_int(b, obj, "item_pixels", s->item_pixels);
         break;
-    case CG_STEP_DX_GEMM_1X1: put_int(b, obj, "k_chunk", s->k_chunk); break;
-    case CG_STEP_PLANAR_PHASES: put_bool(b, obj, "in_staged", s->in_staged); break;
+    case CG_STEP_DX_GEMM_1X1:
+        put_tile(b, obj, s);
+        put_int(b, obj, "k_chunk", s->k_chunk);
+        break;
+    case CG_STEP_PLANAR_PHASES:
+        put_tile(b, obj, s);
+        put_bool(b, obj, "in_staged", s->in_staged);
+        break;
     case CG_STEP_DW_GEMM_1X1:
+        put_tile(b, obj, s);
         put_bool(b, obj, "x_planar", s->x_planar);
         put_int(b, obj, "k_chunk", s->row_block);
         if (s->dy_staged) put_bool(b, obj, "dy_staged", s->dy_staged);

@@ -144,6 +144,43 @@ static void test_candidates(void **state) {
     free(plan);
 }
 
+/* Kinds whose plan JSON once left their register tile out: their mr candidates looked like the
+ * heuristic plan and were never tried. Each must now offer a candidate with another mr. */
+static void test_tile_candidates(void **state) {
+    (void)state;
+    static const struct {
+        const char *canonical;
+        cg_step_kind kind;
+    } cases[] = {
+        {"bwdd_f32_nchw_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+         CG_STEP_DX_GEMM_1X1},
+        {"bwdw_f32_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+         CG_STEP_DW_GEMM_1X1},
+        {"bwdd_f32_nchw_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+         CG_STEP_PLANAR_PHASES},
+    };
+    cg_plan *plan = malloc(sizeof *plan);
+    assert_non_null(plan);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cg_problem p;
+        char msg[CG_MSG_MAX];
+        assert_int_equal(cg_problem_parse_string(cases[i].canonical, &p, msg), CG_OK);
+        cg_target target = cg_target_host();
+        target.isa = CG_ISA_AVX512;
+        target.threads = 2;
+        assert_int_equal(cg_plan_make(&p, &target, plan, msg), CG_OK);
+        int has_kind = 0;
+        for (int s = 0; s < plan->step_count; s++) has_kind |= plan->steps[s].kind == cases[i].kind;
+        if (!has_kind) fail_msg("case %zu: no %s step", i, cg_step_kind_name(cases[i].kind));
+        cg_tune_candidate list[24];
+        int count = 0, other_mr = 0;
+        assert_int_equal(cg_tune_candidates(&p, &target, NULL, list, 24, &count, msg), CG_OK);
+        for (int a = 1; a < count; a++) other_mr |= list[a].overrides.mr > 0;
+        if (!other_mr) fail_msg("case %zu: %d candidates, none with another mr", i, count);
+    }
+    free(plan);
+}
+
 /* A finalist wins on its median gain only when it was also faster in every round. */
 static void test_wins(void **state) {
     (void)state;
@@ -168,6 +205,7 @@ int main(void) {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_candidates),
+        cmocka_unit_test(test_tile_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
