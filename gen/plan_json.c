@@ -417,6 +417,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->kind == CG_STEP_WINO_CONV) put_bool(b, obj, "out_prefetch", s->stream);
         /* fall through */
     case CG_STEP_WINO_WEIGHTS:
+        if (s->kind == CG_STEP_WINO_WEIGHTS) put_bool(b, obj, "stream_u", s->stream);
         put_weights(b, obj, s);
         put_winograd(b, obj, s);
         break;

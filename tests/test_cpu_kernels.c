@@ -279,7 +279,8 @@ static void check_override_pack(const char *leaf, const char *config, const char
  * and bf16; the heuristic picks F(4x4); the 3-D depth sum does not depend on the tile), Winograd forced on channel counts below a vector (the
  * scalar edges of the band load and store; an image one column wide), both tiles, and the
  * staged plans (input transform, GEMMs, output transform through the workspace) that a target
- * with a 4 KiB L3 makes of 2-D families, AVX-512 and AVX2. */
+ * with a 4 KiB L3 makes of 2-D families (U stored non-temporally) and a 32 KiB one of the small
+ * problems (U stored cached), AVX-512 and AVX2. */
 static int wino_family(int family, int variant) {
     return strncmp(cgt_families[family].name, "wino_", 5) == 0 && cgt_families[family].rank == 2 &&
            variant != 2 && variant != 3;
@@ -319,29 +320,33 @@ static void test_winograd_overrides(void **state) {
         "\"c\":40,\"k\":20,\"input\":[6,6],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"wino_dw_mr_staged\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\","
         "\"n\":1,\"c\":40,\"k\":70,\"input\":[6,6],\"filter\":[3,3],\"pad\":[1,1]}]}";
+    /* Staged plans: past a 4 KiB L3 their U is stored non-temporally; beside a 32 KiB one
+     * (still staged: U over an eighth of it) the small problems' U, under half of it, cached */
+    static const char tiny_l3[] = "CONVGRAD_L3_BYTES=4096", small_l3[] = "CONVGRAD_L3_BYTES=32768";
+    static const char streamed_u[] = "d=%s/src; grep -q 'define STAGE 2' $d/*wbwddg*__avx512.c && "
+                                     "grep -q 'define STREAM_U 1' $d/*wpackwd*__avx512.c";
+    static const char cached_u[] = "d=%s/src; grep -q 'define STAGE 2' $d/*wbwddg*__avx512.c && "
+                                   "grep -q 'define STREAM_U 0' $d/*wpackwd*__avx512.c";
     const struct {
         const char *leaf, *overrides, *config;
-        int tiny_l3; /* CONVGRAD_L3_BYTES=4096: staged plans */
-        const char *planned; /* the check of the pack (NULL: the staged dx where tiny_l3) */
+        const char *env;     /* the target's caches, where a case needs staged plans */
+        const char *planned; /* the check of the pack */
     } cases[] = {
-        {"wino_f2", "{\"winograd\": 2}", families, 0, NULL},
-        {"wino_small_f4", "{\"winograd\": 1}", small, 0, NULL},
-        {"wino_small_f2", "{\"winograd\": 2}", small, 0, NULL},
-        {"wino_staged_f4", "{\"winograd\": 1}", staged, 1, NULL},
-        {"wino_staged_small_f2", "{\"winograd\": 2}", small, 1, NULL},
+        {"wino_f2", "{\"winograd\": 2}", families, NULL, NULL},
+        {"wino_small_f4", "{\"winograd\": 1}", small, NULL, NULL},
+        {"wino_small_f2", "{\"winograd\": 2}", small, NULL, NULL},
+        {"wino_staged_f4", "{\"winograd\": 1}", staged, tiny_l3, streamed_u},
+        {"wino_staged_small_f2", "{\"winograd\": 2}", small, tiny_l3, streamed_u},
+        {"wino_staged_cached_f4", "{\"winograd\": 1}", small, small_l3, cached_u},
         /* a forced tile height spread over the 32-channel blocks (15 -> 11 + 11 + 10), fused
          * and staged (10 blocks) */
-        {"wino_dw_forced_mr", "{\"winograd\": 1, \"mr\": 15, \"nv\": 1}", forced_mr, 0,
+        {"wino_dw_forced_mr", "{\"winograd\": 1, \"mr\": 15, \"nv\": 1}", forced_mr, NULL,
          "d=%s/src; grep -q 'define MR 11$' $d/*wbwdw_*__avx512.c && "
          "grep -q 'define MR 11$' $d/*wbwdws_*__avx512.c"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_override_pack(cases[i].leaf, cases[i].config, cases[i].overrides,
-                            cases[i].tiny_l3 ? "CONVGRAD_L3_BYTES=4096" : NULL,
-                            cases[i].planned ? cases[i].planned
-                            : cases[i].tiny_l3
-                                ? "grep -q 'define STAGE 2' %s/src/*wbwddg*__avx512.c"
-                                : NULL);
+        check_override_pack(cases[i].leaf, cases[i].config, cases[i].overrides, cases[i].env,
+                            cases[i].planned);
     free(families);
     free(staged);
 }

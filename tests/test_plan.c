@@ -2116,6 +2116,34 @@ static void test_wino_out_prefetch(void **state) {
     }
 }
 
+/* A staged Winograd plan's U (alpha^2 x C x K floats, read once by the GEMMs) is stored
+ * non-temporally only where it is over half the L3: ResNet's 512 <- 512 3x3 dx at 7x7 (F(2x2),
+ * 16.8 MB of U) keeps it cached beside a 300 MB L3 and streams it past a 24 MB one; F(4x4) at
+ * 14x14 (256 channels, 9.4 MB) beside a 16 MB L3 streams too. */
+static void test_wino_u_stream(void **state) {
+    (void)state;
+    static const struct { const char *problem; int64_t l3; int stream; } cases[] = {
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 300 << 20, 0},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 24 << 20, 1},
+        {"bwdd_f32_nhwc_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 300 << 20, 0},
+        {"bwdd_f32_nhwc_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 16 << 20, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target t = base_target;
+        t.l3_bytes = cases[c].l3;
+        cg_plan *plan;
+        const cg_step *weights = planned_step(cases[c].problem, &t, CG_STEP_WINO_WEIGHTS, &plan);
+        int64_t u_bytes = 0;
+        for (int i = 0; i < plan->step_count; i++)
+            if (plan->steps[i].kind == CG_STEP_WINO_GEMM) u_bytes = 1; /* staged */
+        if (!u_bytes) fail_msg("%s: not a staged plan", cases[c].problem);
+        if (weights->stream != cases[c].stream)
+            fail_msg("%s beside %lld MB of L3: U streamed %d, want %d", cases[c].problem,
+                     (long long)(cases[c].l3 >> 20), weights->stream, cases[c].stream);
+        free(plan);
+    }
+}
+
 /* A CONV tile prefetches its packed weights 8 input channels ahead where its block's weights
  * (taps x input channels x NR floats) pass the L1, and only there: ResNet's 1024 <- 256 1x1
  * dx (64 KiB blocks) and 3x3 stride-2 dx phases do, its 512 <- 64 1x1 dx (16 KiB) does not,
@@ -3878,7 +3906,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_whole_pixel_tile),
         cmocka_unit_test(test_conv_w_prefetch),
         cmocka_unit_test(test_conv_1x1_flat),
-        cmocka_unit_test(test_wino_out_prefetch),
+        cmocka_unit_test(test_wino_out_prefetch), cmocka_unit_test(test_wino_u_stream),
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),
