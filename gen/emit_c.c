@@ -220,7 +220,7 @@ static void weight_walk(cg_template_values *v, const cg_problem *p, const cg_ste
     cg_values_set(v, "W_TURN_TAPS", "cg_turn_taps%s", vec_suffix(dtype));
     int64_t map[CG_MAX_TAPS] = {0};
     const int64_t taps = cg_prod(s->taps, 3);
-    for (int64_t t = 0; copies && t < taps; t++) map[t] = s->tap_map[t];
+    for (int64_t t = 0; (copies || s->pack_taps > 0) && t < taps; t++) map[t] = s->tap_map[t];
     set_list(v, "TAP_MAP", map, (int)taps);
 }
 
@@ -1073,6 +1073,8 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "PLANE_RUN", s->plane_run);
         cg_values_int(v, "W_PREFETCH", s->w_prefetch);
         cg_values_int(v, "W_LOCAL_CI", s->w_local_ci);
+        cg_values_int(v, "PACK_TAPS", s->pack_taps > 0 ? s->pack_taps : cg_prod(s->taps, 3));
+        cg_values_int(v, "PACK_BY_FILTER", s->pack_taps > 0);
         conv_weight_walk(v, p, s);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);
         cg_values_set(v, "SRC_ELEM", "%s", elem_type(view_dtype(p, &s->src)));

@@ -176,6 +176,9 @@ typedef struct cg_step {
                             flat positions per work item; TO_F32: elements per work item */
     int64_t w_prefetch;  /* CONV: > 0, a tile prefetches its packed weights this many input
                             channels ahead into the L1 (0: a block's weights fit the L1) */
+    int64_t pack_taps;   /* CONV: > 0, its phase reads the channels-first dx phases' one pack of
+                            the whole filter (this many taps a block, packed by filter tap: tap
+                            j at tap_map[j]); PACK_W: > 0, that pack; 0: a pack of its own */
     int64_t w_local_ci;  /* CONV block runs: > 0, each block's weights are copied from w onto
                             the stack this many input channels at a time, no PACK_W step;
                             DEPTHWISE: 1, items are channel blocks over every row, each

@@ -145,6 +145,55 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     return adjacent || (plan->phase_count == 1 && (p->dtype == CG_F32 || turned)) ? channels : 0;
 }
 
+/* Whether the stride phases of a channels-first dx share one PACK_W of the whole filter: an
+ * OIHW filter's taps of a channel share lines of w, so a pack per phase read all of w once per
+ * phase (ResNet's NCHW 512-channel 3x3 stride-2 dx: 4 packs reading 9.4 MB each, half of the
+ * layer's time at batch 1). One pack turns each channel's taps in registers (TURN_TAPS: they fit
+ * a vector) once and the phases read their taps from it by filter tap. Channels-last filters
+ * keep a pack per phase, which reads only its own taps' rows of w. */
+static int shares_filter_pack(const cg_plan *plan, const cg_step *conv) {
+    const cg_problem *p = &plan->problem;
+    const cg_weight_strides w = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank));
+    return plan->target.isa != CG_ISA_GLSL && conv->kind == CG_STEP_CONV && !conv->depthwise &&
+           conv->role == CG_ROLE_BWD_DATA && conv->phase_id >= 0 && plan->phase_count > 1 &&
+           w.tap == 1 && w.cout > 1 && w.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
+}
+
+/* The shared whole-filter pack for `conv` (shares_filter_pack): an earlier phase's where its
+ * tile and channels match, else a new PACK_W step of every filter tap. */
+static cg_status add_filter_pack(cg_plan *plan, cg_step *conv, int64_t blocks, char *msg) {
+    const cg_problem *p = &plan->problem;
+    const int64_t taps = cg_prod(p->filter, p->rank), nr = (int64_t)conv->nv * conv->vlen;
+    conv->pack_taps = taps;
+    conv->cout_pad = blocks * nr;
+    for (int i = 0; i < plan->step_count; i++) {
+        const cg_step *s = &plan->steps[i];
+        if (s->kind == CG_STEP_PACK_W && s->pack_taps == taps && s->nv == conv->nv &&
+            s->vlen == conv->vlen && s->groups == conv->groups && s->cin_g == conv->cin_g &&
+            s->cout_g == conv->cout_g) {
+            conv->wpack_offset = s->wpack_offset;
+            return CG_OK;
+        }
+    }
+    conv->wpack_offset = cg_ws_alloc(plan, conv->groups * blocks * taps * conv->cin_g * nr * 4);
+    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
+    if (!pack) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return CG_ERR_UNSUPPORTED;
+    }
+    *pack = *conv;
+    pack->kind = CG_STEP_PACK_W;
+    pack->concurrent = 1;
+    pack->phase_id = -1;
+    for (int i = 0; i < 3; i++) pack->taps[i] = 1;
+    for (int d = 0; d < p->rank; d++) pack->taps[3 - p->rank + d] = p->filter[d];
+    for (int64_t t = 0; t < taps; t++) pack->tap_map[t] = (int32_t)t;
+    pack->pack_rows = pack_rows(plan, pack);
+    pack->work_items = cg_pack_work_items(pack);
+    cg_name_step(plan, pack, "packwd");
+    return CG_OK;
+}
+
 /* Adds the PACK_W step for `conv` (already filled) and allocates its packed weights. */
 static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
     int64_t taps = conv->taps[0] * conv->taps[1] * conv->taps[2];
@@ -155,6 +204,7 @@ static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
         conv->cout_pad = blocks * nr;
         return CG_OK;
     }
+    if (shares_filter_pack(plan, conv)) return add_filter_pack(plan, conv, blocks, msg);
     int64_t bytes = conv->depthwise ? taps * blocks * nr * 4
                                     : conv->groups * blocks * taps * conv->cin_g * nr * 4;
     conv->wpack_offset = cg_ws_alloc(plan, bytes);

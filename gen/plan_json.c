@@ -315,6 +315,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_PACK_W:
         put_weights(b, obj, s);
         if (s->pack_rows > 0) put_int(b, obj, "pack_rows", s->pack_rows);
+        if (s->pack_taps > 0) put_bool(b, obj, "whole_filter", 1); /* the phases share it */
         break;
     case CG_STEP_ZERO_FILL:
         put_view(b, obj, "dst", &s->dst);
@@ -336,6 +337,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
             if (s->w_local_ci) put_int(b, obj, "w_local_ci", s->w_local_ci);
         }
         if (s->by_columns) put_bool(b, obj, "by_columns", s->by_columns);
+        if (s->pack_taps) put_int(b, obj, "pack_taps", s->pack_taps); /* the phases' shared pack */
         /* items of one channel block over every row, each packing its block's weights */
         if (s->kind == CG_STEP_DEPTHWISE && s->w_local_ci) put_bool(b, obj, "block_items", 1);
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {

@@ -2092,6 +2092,37 @@ static void test_conv_weight_copies(void **state) {
                         " | wc -l) -eq 3 && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 1");
 }
 
+/* The stride phases of a channels-first dx read one pack of the whole filter (PACK_BY_FILTER:
+ * the phase's tap j at filter tap tap_map[j]) where a channel's taps fit a vector, against the
+ * reference: a 3x3 stride-2 with asymmetric padding and a ragged last block, stride 3 (nine
+ * one-tap phases), a 2x2x2 stride-2 3-D filter (eight), f16 stride 2 and bf16 in two groups
+ * at stride 2 x 1, dilated along the row. Every problem has one pack on AVX-512; AVX2's 8
+ * lanes take the 3-D filter whole too, and pack the 3x3 ones per phase. */
+static void test_shared_phase_pack(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":40,\"k\":24,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad_lo\":[1,1],\"pad_hi\":[0,1]},"
+        "{\"name\":\"s3\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":20,\"k\":16,\"input\":[8,10],\"filter\":[3,3],\"stride\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"d3\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCDHW\","
+        "\"n\":1,\"c\":24,\"k\":12,\"input\":[4,5,6],\"filter\":[2,2,2],\"stride\":[2,2,2]},"
+        "{\"name\":\"h2\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":20,\"k\":28,\"input\":[7,9],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"b21\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"groups\":2,"
+        "\"n\":1,\"c\":48,\"k\":40,\"input\":[8,11],\"filter\":[3,3],\"stride\":[2,1],"
+        "\"dilation\":[1,2],\"pad\":[1,2]}]}";
+    check_override_pack("shared_phase_pack", config, "{\"winograd\": 0}", NULL,
+                        "d=%s/src; test $(ls $d/*packwd*__avx512.c | wc -l) -eq 5 && "
+                        "test $(grep -L 'define PACK_BY_FILTER 1' $d/*_bwdd_*__avx512.c | wc -l)"
+                        " -eq 0 && grep -q 'define PACK_BY_FILTER 1' $d/*_bwdd_k1x1x1*__avx2.c && "
+                        "! grep -q 'define PACK_BY_FILTER 1' $d/*_bwdd_k2x2s*__avx2.c");
+}
+
 /* 16-bit dense channels-last dx alone whose stride phases are single taps: dy read in place
  * (no tocldy step), each CONV item converting its dy rows to f32 on the stack (conv.c.in
  * STAGED), AVX-512 and AVX2: 1x1 into two blocks (the last of 16 channels), strided 1x1 (the
@@ -2182,6 +2213,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise_dw_direct),
         cmocka_unit_test(test_conv_staged_dy_kernels),
         cmocka_unit_test(test_conv_weight_copies),
+        cmocka_unit_test(test_shared_phase_pack),
         cmocka_unit_test(test_dw_x_rows_kernels),
         cmocka_unit_test(test_dx_1x1_gemm_kernels),
         cmocka_unit_test(test_conv_1x1_kernels),

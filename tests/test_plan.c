@@ -2116,6 +2116,46 @@ static void test_wino_out_prefetch(void **state) {
     }
 }
 
+/* The stride phases of a channels-first dx share one PACK_W of the whole filter where a
+ * channel's taps fit a vector (ResNet's NCHW 512-channel 3x3 stride-2 dx: four packs each
+ * reading all 9.4 MB of w): one pack step of every filter tap, each phase reading it at the
+ * same offset by filter tap. Channels-last filters (a pack per phase reads only its taps'
+ * rows), AVX2's 8 lanes under 9 taps, Vulkan and single-phase dx keep their own packs. */
+static void test_shared_phase_pack(void **state) {
+    (void)state;
+    static const struct { const char *problem; cg_isa isa; int shared; } cases[] = {
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
+        {"bwdd_f32_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
+        {"bwdd_bf16_nchw_g2mb1ic48oc24_i7x7_o4x4_f3x3_s2x2_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1},
+        {"bwdd_f32_ncdhw_g1mb1ic24oc12_i4x4x6_o2x2x3_f2x2x2_s2x2x2_d1x1x1_pl0x0x0_ph0x0x0",
+         CG_ISA_AVX2, 1},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0},
+        {"bwdd_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
+        {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_GLSL, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target t = base_target;
+        t.isa = cases[c].isa;
+        cg_plan *plan;
+        const cg_step *first = planned_step(cases[c].problem, &t, CG_STEP_CONV, &plan);
+        const int packs = count_kind(plan, CG_STEP_PACK_W), phases = count_kind(plan, CG_STEP_CONV);
+        const cg_step *pack = find_kind(plan, CG_STEP_PACK_W);
+        int same = 1;
+        for (int i = 0; i < plan->step_count; i++) {
+            const cg_step *s = &plan->steps[i];
+            if (s->kind == CG_STEP_CONV)
+                same &= s->wpack_offset == first->wpack_offset && s->pack_taps == (cases[c].shared ? cg_prod(pack->taps, 3) : 0);
+        }
+        const int ok = phases > 1 && (cases[c].shared ? packs == 1 && same && pack->pack_taps > 0 &&
+                                                            cg_prod(pack->taps, 3) == cg_prod(plan->problem.filter, plan->problem.rank)
+                                                      : packs == phases && pack->pack_taps == 0);
+        if (!ok)
+            fail_msg("%s (isa %d): %d packs for %d phases, shared offsets %d, want shared %d",
+                     cases[c].problem, (int)cases[c].isa, packs, phases, same, cases[c].shared);
+        free(plan);
+    }
+}
+
 /* A staged Winograd plan's U (alpha^2 x C x K floats, read once by the GEMMs) is stored
  * non-temporally only where it is over half the L3: ResNet's 512 <- 512 3x3 dx at 7x7 (F(2x2),
  * 16.8 MB of U) keeps it cached beside a 300 MB L3 and streams it past a 24 MB one; F(4x4) at
@@ -3341,8 +3381,7 @@ static void test_dw_block_runs(void **state) {
  * under 1 MiB; 256 channels at 28x28 (1 MB of weights for the 2x2 phase) keeps one row per
  * item under 2 MiB, 2-block runs under 1 MiB. Two groups keep row items: blocks of 4 rows, 16
  * items (8 per thread). Tiles: the 7-pixel phase rows one tile of 7 x 3 vectors (AVX2 keeps
- * 4 + 3 x 2), the 14-pixel ones 5 + 5 + 4 x 4. The four phases' weight packs run as one chain
- * (paired). */
+ * 4 + 3 x 2), the 14-pixel ones 5 + 5 + 4 x 4. The four phases read one pack. */
 static void test_conv_item_rows(void **state) {
     (void)state;
     static const struct {
@@ -3369,17 +3408,9 @@ static void test_conv_item_rows(void **state) {
         assert_int_equal(conv->plane_run, cases[c].plane_run);
         assert_int_equal(conv->nv, cases[c].nv);
         assert_int_equal(conv->mr, cases[c].mr);
-        /* the phases' weight packs: one chain, led by the first */
-        int packs = 0;
-        for (int i = 0; i < plan->step_count; i++) {
-            const cg_step *s = &plan->steps[i];
-            if (s->kind != CG_STEP_PACK_W) continue;
-            assert_int_equal(s->paired, packs > 0);
-            assert_true(!s->paired || (plan->steps[i - 1].kind == CG_STEP_PACK_W &&
-                                       plan->steps[i - 1].work_items == s->work_items));
-            packs++;
-        }
-        assert_int_equal(packs, 4);
+        /* the phases' weights: one pack of the whole filter (test_shared_phase_pack) */
+        assert_int_equal(count_kind(plan, CG_STEP_PACK_W), 1);
+        assert_int_equal(find_kind(plan, CG_STEP_PACK_W)->pack_taps, 9);
         /* every phase's items cover its blocks and planes (block runs) or rows, once */
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
@@ -3907,6 +3938,7 @@ int main(void) {
         cmocka_unit_test(test_conv_w_prefetch),
         cmocka_unit_test(test_conv_1x1_flat),
         cmocka_unit_test(test_wino_out_prefetch), cmocka_unit_test(test_wino_u_stream),
+        cmocka_unit_test(test_shared_phase_pack),
         cmocka_unit_test(test_depthwise_in_place),
         cmocka_unit_test(test_x_turned_dw),
         cmocka_unit_test(test_narrow_turned_dy_tile),

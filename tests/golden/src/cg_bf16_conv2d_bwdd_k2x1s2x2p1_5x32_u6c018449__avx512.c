@@ -43,6 +43,11 @@
 #define DST_STOREV_RANGE cg_vstore_range_bf16
 #define WPACK_OFFSET 11392
 #define W_LOCAL_CI 0
+/* Taps of a block in the packed weights: the step's own, or (PACK_BY_FILTER) the whole
+ * filter's, one pack that the stride phases of a channels-first dx share, packed by filter
+ * tap: the step's tap j at tap_map[j] */
+#define PACK_TAPS 2
+#define PACK_BY_FILTER 0
 /* W_LOCAL_CI: w's elements between output channels, input channels and taps; its storage
  * element and its loads as f32 (a vector, lanes [lo, hi) of one, an element) */
 #define CO_STRIDE 0
@@ -108,6 +113,7 @@ _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
 _Static_assert(!STAGED || TAPS == 1, "staged: a single tap");
 _Static_assert(W_LOCAL_CI == 0 || BLOCK_RUN > 0, "local weights: block runs");
+_Static_assert(!PACK_BY_FILTER || W_LOCAL_CI == 0, "a shared pack: no local copies");
 _Static_assert(W_LOCAL_CI == 0 || W_LOCAL_CI >= CIN || sizeof(DST_ELEM) == 4,
                "local weights in chunks: later chunks add to an f32 output");
 
@@ -141,7 +147,8 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
                 const float *ip =
                     in + ((int64_t)(j0 * IN_DIL0 * SRC_E1 + j1 * IN_DIL1) * SRC_E2 + j2 * IN_DIL2) *
                              SRC_C;
-                const float *wt = wp + (int64_t)((j0 * TAPS1 + j1) * TAPS2 + j2) * cin * NR;
+                const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
+                const float *wt = wp + (int64_t)(PACK_BY_FILTER ? tap_map[tap] : tap) * cin * NR;
                 for (int ci = 0; ci < cin; ci++) {
                     cg_vec w[NV];
 #pragma clang loop unroll(full)
@@ -292,7 +299,7 @@ static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpac
     const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
     for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++) {
         if (!W_LOCAL_CI) {
-            block_planes(src, dst, wpack + b * TAPS * CIN * NR, b, p0, 0, CIN, 0, stage);
+            block_planes(src, dst, wpack + b * PACK_TAPS * CIN * NR, b, p0, 0, CIN, 0, stage);
             continue;
         }
         for (int64_t c0 = 0; c0 < CIN; c0 += W_LOCAL_CI) {
@@ -325,9 +332,9 @@ void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x32_u6c018449__avx512(const cg_kernel_param
          * channels of the same pixels, written right after (never on another item's). */
         for (int g = 0; g < GROUPS; g++) {
             for (int b = 0; b < BLOCKS - 1; b++)
-                rows_of(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * TAPS * CIN * NR,
+                rows_of(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * PACK_TAPS * CIN * NR,
                         out + g * COUT + b * NR, rows, CIN, 0, NV, CG_VLEN, 0);
-            const float *w_last = wpack + (int64_t)(g * BLOCKS + BLOCKS - 1) * TAPS * CIN * NR;
+            const float *w_last = wpack + (int64_t)(g * BLOCKS + BLOCKS - 1) * PACK_TAPS * CIN * NR;
             DST_ELEM *out_last = out + g * COUT + (BLOCKS - 1) * NR;
             if (g < GROUPS - 1 && g * COUT + (BLOCKS - 1) * NR + NV_LAST * CG_VLEN <= DST_C)
                 rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 1);
