@@ -145,6 +145,27 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     return adjacent || (plan->phase_count == 1 && (p->dtype == CG_F32 || turned)) ? channels : 0;
 }
 
+/* A PACK_W step for `conv` (already filled), which it copies: the weight description (taps,
+ * map, tile, role). NULL (msg set) past the generator's step limit. */
+static cg_step *add_pack_step(cg_plan *plan, const cg_step *conv, char *msg) {
+    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
+    if (!pack) {
+        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
+        return NULL;
+    }
+    *pack = *conv;
+    pack->kind = CG_STEP_PACK_W;
+    pack->concurrent = 1;
+    return pack;
+}
+
+/* The pack's rows, work items and kernel name, once its taps are final. */
+static void finish_pack_step(const cg_plan *plan, cg_step *pack, const char *role) {
+    pack->pack_rows = pack_rows(plan, pack);
+    pack->work_items = cg_pack_work_items(pack);
+    cg_name_step(plan, pack, role);
+}
+
 /* Whether the stride phases of a channels-first dx share one PACK_W of the whole filter: an
  * OIHW filter's taps of a channel share lines of w, so a pack per phase read all of w once per
  * phase (ResNet's NCHW 512-channel 3x3 stride-2 dx: 4 packs reading 9.4 MB each, half of the
@@ -176,21 +197,13 @@ static cg_status add_filter_pack(cg_plan *plan, cg_step *conv, int64_t blocks, c
         }
     }
     conv->wpack_offset = cg_ws_alloc(plan, conv->groups * blocks * taps * conv->cin_g * nr * 4);
-    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
-    if (!pack) {
-        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
-        return CG_ERR_UNSUPPORTED;
-    }
-    *pack = *conv;
-    pack->kind = CG_STEP_PACK_W;
-    pack->concurrent = 1;
+    cg_step *pack = add_pack_step(plan, conv, msg);
+    if (!pack) return CG_ERR_UNSUPPORTED;
     pack->phase_id = -1;
     for (int i = 0; i < 3; i++) pack->taps[i] = 1;
     for (int d = 0; d < p->rank; d++) pack->taps[3 - p->rank + d] = p->filter[d];
     for (int64_t t = 0; t < taps; t++) pack->tap_map[t] = (int32_t)t;
-    pack->pack_rows = pack_rows(plan, pack);
-    pack->work_items = cg_pack_work_items(pack);
-    cg_name_step(plan, pack, "packwd");
+    finish_pack_step(plan, pack, "packwd");
     return CG_OK;
 }
 
@@ -209,18 +222,9 @@ static cg_status add_pack(cg_plan *plan, cg_step *conv, char *msg) {
                                     : conv->groups * blocks * taps * conv->cin_g * nr * 4;
     conv->wpack_offset = cg_ws_alloc(plan, bytes);
     conv->cout_pad = blocks * nr;
-    cg_step *pack = cg_plan_add_step(plan, CG_STEP_PACK_W, 1);
-    if (!pack) {
-        strcpy(msg, "plan: steps exceed the generator limit of " CG_STEPS_LIMIT_TEXT);
-        return CG_ERR_UNSUPPORTED;
-    }
-    /* The pack step copies the conv step's weight description (taps, map, tile, role). */
-    *pack = *conv;
-    pack->kind = CG_STEP_PACK_W;
-    pack->concurrent = 1;
-    pack->pack_rows = pack_rows(plan, pack);
-    pack->work_items = cg_pack_work_items(pack);
-    cg_name_step(plan, pack, conv->phase_id >= 0 ? "packwd" : "packw");
+    cg_step *pack = add_pack_step(plan, conv, msg);
+    if (!pack) return CG_ERR_UNSUPPORTED;
+    finish_pack_step(plan, pack, conv->phase_id >= 0 ? "packwd" : "packw");
     return CG_OK;
 }
 

@@ -2140,14 +2140,16 @@ static void test_shared_phase_pack(void **state) {
         const cg_step *first = planned_step(cases[c].problem, &t, CG_STEP_CONV, &plan);
         const int packs = count_kind(plan, CG_STEP_PACK_W), phases = count_kind(plan, CG_STEP_CONV);
         const cg_step *pack = find_kind(plan, CG_STEP_PACK_W);
-        int same = 1;
+        const int64_t filter_taps = cg_prod(plan->problem.filter, plan->problem.rank);
+        int same = 1; /* every phase reads the first's pack, by filter tap */
         for (int i = 0; i < plan->step_count; i++) {
             const cg_step *s = &plan->steps[i];
             if (s->kind == CG_STEP_CONV)
-                same &= s->wpack_offset == first->wpack_offset && s->pack_taps == (cases[c].shared ? cg_prod(pack->taps, 3) : 0);
+                same &= s->wpack_offset == first->wpack_offset && s->pack_taps == filter_taps;
         }
-        const int ok = phases > 1 && (cases[c].shared ? packs == 1 && same && pack->pack_taps > 0 &&
-                                                            cg_prod(pack->taps, 3) == cg_prod(plan->problem.filter, plan->problem.rank)
+        const int ok = phases > 1 && (cases[c].shared ? packs == 1 && same &&
+                                                            pack->pack_taps == filter_taps &&
+                                                            cg_prod(pack->taps, 3) == filter_taps
                                                       : packs == phases && pack->pack_taps == 0);
         if (!ok)
             fail_msg("%s (isa %d): %d packs for %d phases, shared offsets %d, want shared %d",
@@ -2173,10 +2175,7 @@ static void test_wino_u_stream(void **state) {
         t.l3_bytes = cases[c].l3;
         cg_plan *plan;
         const cg_step *weights = planned_step(cases[c].problem, &t, CG_STEP_WINO_WEIGHTS, &plan);
-        int64_t u_bytes = 0;
-        for (int i = 0; i < plan->step_count; i++)
-            if (plan->steps[i].kind == CG_STEP_WINO_GEMM) u_bytes = 1; /* staged */
-        if (!u_bytes) fail_msg("%s: not a staged plan", cases[c].problem);
+        if (!find_kind(plan, CG_STEP_WINO_GEMM)) fail_msg("%s: not a staged plan", cases[c].problem);
         if (weights->stream != cases[c].stream)
             fail_msg("%s beside %lld MB of L3: U streamed %d, want %d", cases[c].problem,
                      (long long)(cases[c].l3 >> 20), weights->stream, cases[c].stream);
