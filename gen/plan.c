@@ -65,6 +65,10 @@ int64_t cg_planes_bytes(const cg_plan *plan, int64_t pixels, int64_t esize) {
     return plan->problem.n * plan->problem.c * pixels * esize;
 }
 
+int64_t cg_target_l3_bytes(const cg_target *target) {
+    return target->l3_bytes > 0 ? target->l3_bytes : (int64_t)32 << 20;
+}
+
 int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize) {
     return cg_planes_bytes(plan, pixels, esize) > plan->target.l3_bytes;
 }
@@ -140,7 +144,7 @@ static void plan_reorder(const cg_plan *plan, cg_step *step, const cg_view *view
                          const int64_t rows[3]) {
     const cg_problem *p = &plan->problem;
     const int64_t width = cg_isa_budget_of(plan->target.isa)->transpose_width;
-    const int64_t l3 = plan->target.l3_bytes > 0 ? plan->target.l3_bytes : 32 << 20;
+    const int64_t l3 = cg_target_l3_bytes(&plan->target);
     step->transpose = !p->channels_last && plan->target.isa != CG_ISA_GLSL;
     step->stream = step->transpose && step->kind == CG_STEP_TO_CL &&
                    cg_view_bytes(view) > 2 * l3 && view->channels % width == 0 &&

@@ -127,6 +127,13 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * stride-2 dx at batch 1 ran 0.94x). In 16 bits only where a channel's taps fit a vector
  * (turned in registers, TURN_TAPS): element by element, bf16 ran 0.93x; turned, ResNet's NCHW
  * 512-channel 3x3 dx at 7x7, batch 1, ran 1.29x (bf16) and 1.25x (f16) against the pack. */
+/* Whether a filter's taps of one output channel are adjacent in w and within a vector, so that
+ * a block's taps are turned in registers (CG_TAPS_TURN in cg_isa_shared.h): an OIHW filter's
+ * dx role with up to a vector of taps. */
+static int taps_turn(const cg_plan *plan, cg_weight_strides w) {
+    return w.tap == 1 && w.cout > 1 && w.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
+}
+
 static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *conv) {
     if (!conv_may_copy_weights(plan, conv) || conv->block_run <= 0 ||
         conv->plane_run < conv->src.n * conv->count[0])
@@ -141,8 +148,9 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     const cg_problem *p = &plan->problem;
     const cg_weight_strides strides = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank));
     const int adjacent = strides.cout == 1;
-    const int turned = strides.tap == 1 && strides.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
-    return adjacent || (plan->phase_count == 1 && (p->dtype == CG_F32 || turned)) ? channels : 0;
+    return adjacent || (plan->phase_count == 1 && (p->dtype == CG_F32 || taps_turn(plan, strides)))
+               ? channels
+               : 0;
 }
 
 /* A PACK_W step for `conv` (already filled), which it copies: the weight description (taps,
@@ -177,7 +185,7 @@ static int shares_filter_pack(const cg_plan *plan, const cg_step *conv) {
     const cg_weight_strides w = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank));
     return plan->target.isa != CG_ISA_GLSL && conv->kind == CG_STEP_CONV && !conv->depthwise &&
            conv->role == CG_ROLE_BWD_DATA && conv->phase_id >= 0 && plan->phase_count > 1 &&
-           w.tap == 1 && w.cout > 1 && w.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
+           taps_turn(plan, w);
 }
 
 /* The shared whole-filter pack for `conv` (shares_filter_pack): an earlier phase's where its

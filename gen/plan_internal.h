@@ -23,6 +23,9 @@ int64_t cg_view_bytes(const cg_view *view);
  * stream outputs. */
 int64_t cg_planes_bytes(const cg_plan *plan, int64_t pixels, int64_t esize);
 int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize);
+/* The target's L3 bytes, 32 MiB where the machine did not say (the size the rules that read
+ * it were first measured beside). */
+int64_t cg_target_l3_bytes(const cg_target *target);
 void cg_view_init(cg_view *view, int64_t n, int64_t channels, const int64_t logical[3],
                   const int64_t pad_lo[3], const int64_t pad_hi[3]);
 int cg_view_padded(const cg_view *view);

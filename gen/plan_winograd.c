@@ -377,8 +377,7 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
              * the L3 (it would come back from memory anyway), else kept there for them. ResNet's
              * NCHW 512 <- 512 3x3 dx at 7x7, batch 8 (F(2x2), 16.8 MB of U against the Xeon's
              * L3) ran 1.09x with U kept, 128 <- 128 at 28x28 1.02x. */
-            const int64_t l3 = plan->target.l3_bytes > 0 ? plan->target.l3_bytes : 32 << 20;
-            weights->stream = u_bytes_of(&s) > l3 / 2;
+            weights->stream = u_bytes_of(&s) > cg_target_l3_bytes(&plan->target) / 2;
         }
     }
     return CG_OK;
