@@ -120,8 +120,18 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * took 40-45% of an NHWC dx (its conv kernels alone ran 1.6-1.9x as fast). Block runs that
  * hold every plane of the step (each block's weights serve one item) copy them instead, a
  * chunk of input channels at a time on the stack, right before their tiles: the packed copy is
- * never written out nor read back (measured: conv_block_items). Later chunks add to the
- * output, so a 16-bit output in place takes a single chunk or the PACK_W step. Channels-first
+ * never written out nor read back (measured: conv_block_items). Later chunks add to the f32
+ * output; a chunk fills two thirds of the L1, so that the tiles of every row read it from
+ * there while they ask for the next chunk's lines of w (conv.c.in next_copy). Against chunks
+ * of a quarter of the L2 (Intel Xeon, 48 KiB L1, two cores, 5 interleaved rounds, batch 1):
+ * ResNet's 3x3 512-channel dx at 7x7 1.09x (NCHW, 16-24 channels a chunk) and 1.05-1.08x
+ * (NHWC), its 7x7 1x1 ones 1.15-1.19x (128 channels), the 2x2 stride phases of the 14x14 ->
+ * 7x7 one 1.05-1.12x (32-64); at 14x14, 1x1 into 256 channels 1.02-1.04x (128 channels) and
+ * the 28x28 -> 14x14 phases 0.99-1.03x. Chunks of 8 channels ran 0.5x (1x1: the tiles' 8
+ * reduction steps against reloading their accumulators). 16-bit weights, half the bytes to
+ * read and a conversion per element to hide them behind, keep chunks within a quarter of the
+ * L2 (the 3x3 at 7x7 in bf16 and f16 ran 0.96-0.97x in L1 chunks); a 16-bit output in place
+ * takes a single one, or the PACK_W step. Channels-first
  * weights are copied for a single phase only: the phases' chained packs read each line of w
  * once for all of them (their taps share lines), copies once per phase (ResNet's NCHW 3x3
  * stride-2 dx at batch 1 ran 0.94x). In 16 bits only where a channel's taps fit a vector
@@ -138,12 +148,13 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     if (!conv_may_copy_weights(plan, conv) || conv->block_run <= 0 ||
         conv->plane_run < conv->src.n * conv->count[0])
         return 0;
-    int64_t cap = plan->target.l2_bytes / 4;
+    const int f32_out = plan->problem.dtype == CG_F32 || conv->dst.buffer == CG_BUF_WORKSPACE;
+    int64_t cap = plan->problem.dtype == CG_F32 ? plan->target.l1_bytes * 2 / 3
+                                                : plan->target.l2_bytes / 4;
     if (cap > W_LOCAL_STACK_CAP) cap = W_LOCAL_STACK_CAP;
     const int64_t channel_bytes = cg_prod(conv->taps, 3) * conv->nv * conv->vlen * 4;
     const int64_t most = cap / channel_bytes > 1 ? cap / channel_bytes : 1;
     const int64_t channels = cg_ceil_div(conv->cin_g, cg_ceil_div(conv->cin_g, most));
-    const int f32_out = plan->problem.dtype == CG_F32 || conv->dst.buffer == CG_BUF_WORKSPACE;
     if (channels < conv->cin_g && !f32_out) return 0;
     const cg_problem *p = &plan->problem;
     const cg_weight_strides strides = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank));

@@ -2035,8 +2035,9 @@ static void test_dw_x_rows_kernels(void **state) {
 }
 
 /* Dense dx steps that copy each block's weights from w onto the stack (conv.c.in W_LOCAL_CI)
- * instead of a PACK_W step, against the reference. A target claiming a 64 KiB L2 (copies of
- * 16 KiB at most) at batch 1: a 3x3 dx of 48 input channels in 6 chunks of 8, channels-last
+ * instead of a PACK_W step, against the reference. A target claiming a 24 KiB L1 and a 64 KiB
+ * L2 (copies of 16 KiB at most, f32 chunks by the L1 and a 16-bit output's one chunk by the
+ * L2) at batch 1: a 3x3 dx of 48 input channels in 6 chunks of 8, channels-last
  * and channels-first (its taps turned in registers on AVX-512, element by element on AVX2), a
  * ragged 40-channel block; a 3x3 stride-2 dx whose 2x2 phase takes 3 chunks and the others 1
  * (its 1-tap phase has small weights: rows behind a pack); a dilated 1-D dx in 4 chunks over 2
@@ -2046,7 +2047,8 @@ static void test_dw_x_rows_kernels(void **state) {
  * 2x2 filters turned on both ISAs, f32 with asymmetric padding (a 4-lane last block) and f16. Then at
  * 1 MiB, steps of at most 256 pixels in all take items of one block over every plane with
  * weights inside half the L2: a 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one), a 1x1 at
- * batch 3; 17x16 pixels stay rows. */
+ * batch 3; 17x16 pixels stay rows. Every item of more than one chunk, and every thread's item
+ * before its last, asks for the lines of its next copy from its tiles (next_copy). */
 static void test_conv_weight_copies(void **state) {
     (void)state;
     static const char config[] =
@@ -2071,7 +2073,7 @@ static void test_conv_weight_copies(void **state) {
         "{\"name\":\"hc2\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
         "\"n\":1,\"c\":60,\"k\":40,\"input\":[5,6],\"filter\":[2,2],\"pad\":[1,1]}]}";
     check_override_pack("conv_weight_copies", config, "{\"winograd\": 0}",
-                        "CONVGRAD_L2_BYTES=65536",
+                        "CONVGRAD_L1_BYTES=24576 CONVGRAD_L2_BYTES=65536",
                         "d=%s/src; test $(grep -l 'define W_LOCAL_CI [1-9]' $d/*_bwdd_*__avx512.c"
                         " | wc -l) -eq 10 && test $(grep -l 'define W_LOCAL_CI 8$' "
                         "$d/*_bwdd_*__avx512.c | wc -l) -eq 3 && grep -q 'define W_LOCAL_CI 34$'"

@@ -1002,12 +1002,15 @@ static void test_depthwise_rows(void **state) {
 }
 
 /* Dense dx steps that copy each block's weights from w onto the stack (W_LOCAL_CI) instead of
- * packing them all in a PACK_W step first: items that hold every plane, in chunks of input
- * channels within a quarter of the 1 MiB L2 (256 KiB: 1x1 blocks of 48 output channels, 192
- * bytes an input channel, take up to 1365 of them, a stride-2 phase of 2x2 taps 341, 3x3 151).
- * Channels-first filters copy for a single phase only, in 16 bits only where a channel's taps
- * fit a vector (turned: 9 on AVX-512, not on AVX2); later chunks add to the output, so a 16-bit
- * dx written in place takes one chunk or the pack. Batch 2 and 4
+ * packing them all in a PACK_W step first: items that hold every plane, in equal chunks of
+ * input channels within two thirds of the 48 KiB L1 (32 KiB: 1x1 blocks of 48 output
+ * channels, 192 bytes an input channel, take up to 170 of them, so 512 go in 4 chunks of 128
+ * and 2048 in 13 of 158; a stride-2 phase of 2x2 taps 42, so 512 in 13 of 40; 3x3 18; blocks
+ * of 64 channels at 14x14, 128). 16-bit weights take chunks within a quarter of the 1 MiB
+ * L2 (a 3x3 of 512 channels, 151 a chunk at most: 4 of 128). Channels-first filters copy for
+ * a single phase only, in 16 bits only where a channel's taps fit a vector (turned: 9 on
+ * AVX-512, not on AVX2); later chunks add to the f32 output, so a 16-bit dx written in place
+ * takes one chunk (2048 <- 512 channels 1x1: 512, 96 KiB) or the pack. Batch 2 and 4
  * at 7x7 (98 and 196 pixels, their input within half the L2) copy; batch 8 keeps the pack
  * (two runs of planes would copy each block twice), as do 28x28 planes and fwd. */
 static void test_conv_weight_copies(void **state) {
@@ -1016,18 +1019,18 @@ static void test_conv_weight_copies(void **state) {
         const char *problem;
         int64_t local_ci;
     } cases[] = {
-        {"bwdd_f32_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
-        {"bwdd_f32_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1024},
-        {"bwdd_f32_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
-        {"bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
+        {"bwdd_f32_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128},
+        {"bwdd_f32_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 158},
+        {"bwdd_f32_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 18},
+        {"bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 18},
         {"bwdd_f32_nchw_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
-        {"bwdd_f32_nhwc_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 256},
-        {"bwdd_f32_nhwc_g1mb4ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
+        {"bwdd_f32_nhwc_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 40},
+        {"bwdd_f32_nhwc_g1mb4ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128},
         {"bwdd_f16_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
-        {"bwdd_f32_nhwc_g1mb1ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 256},
+        {"bwdd_f32_nhwc_g1mb1ic256oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128},
         {"bwdd_bf16_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
         {"bwdd_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 128},
-        {"bwdd_f32_nhwc_g1mb2ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
+        {"bwdd_f32_nhwc_g1mb2ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128},
         {"bwdd_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
         {"bwdd_f32_nhwc_g1mb1ic512oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
         {"fwd_f32_nhwc_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},

@@ -19,7 +19,8 @@
  * W_LOCAL_CI > 0 (dx block runs that hold every plane of the step, so each block's weights
  * serve one item) packs no weights ahead in a step of their own: each block's weights are
  * copied from w into the packed layout on the stack, W_LOCAL_CI input channels at a time, right
- * before that block's tiles run over them; the tiles of later chunks add to the (f32) output.
+ * before that block's tiles run over them; the tiles of later chunks add to the (f32) output,
+ * and a chunk's tiles ask for the lines of w that the next chunk's copy reads (next_copy).
  * STAGED (a single tap on 16-bit dy in place): each row item first converts the input rows it
  * reads, whole rows of all channels, to f32 on the stack, and its tiles read those (block runs:
  * a row at a time, per block). */
@@ -91,6 +92,7 @@
 #define PLANES 1 /* output planes (n, h0) of the step */
 #define W_PREFETCH 0 /* > 0: a tile prefetches the weights this many input channels ahead */
 #define ROW_BLOCKS ((COUNT1 + ITEM_ROWS - 1) / ITEM_ROWS)
+#define RUNS (PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1) /* BLOCK_RUN: plane runs */
 #define NR (NV * CG_VLEN)
 #define BLOCKS ((COUT + NR - 1) / NR)
 #define LAST_LANES (COUT - (BLOCKS - 1) * NR) /* output channels in the last block */
@@ -106,20 +108,52 @@
 #define IN_ROW_PITCH (STAGED ? ROW_SPAN : VIEW_ROW_PITCH)
 #define OUT_ROW_PITCH ((int64_t)OUT_STEP1 * DST_E2 * DST_C) /* between consecutive output rows */
 #define LOCAL_FLOATS (W_LOCAL_CI > 0 ? TAPS * W_LOCAL_CI * NR : 1)
+/* W_LOCAL_CI: the lines of w a block's copy reads per input channel (copy_block): its taps'
+ * rows side by side (TURN_TAPS), or a run of NR output channels per tap (CO_STRIDE 1); 0
+ * where it reads element by element (no prefetch) */
+#define TURN_TAPS (CG_TAPS_TURN(CO_STRIDE, F_STRIDE))
+#define LINE_ELEMS (64 / (int64_t)sizeof(W_ELEM))
+#define TAP_LINES ((NR + LINE_ELEMS - 1) / LINE_ELEMS)
+#define CHANNEL_LINES                                                                          \
+    (W_LOCAL_CI == 0 ? 0                                                                       \
+     : TURN_TAPS     ? ((int64_t)CO_STRIDE * NR + LINE_ELEMS - 1) / LINE_ELEMS                 \
+     : CO_STRIDE == 1 ? TAPS * TAP_LINES                                                       \
+                      : 0)
 
 static const int32_t tap_map[TAPS] = {0, 0}; /* filter tap that each tap of the step reads */
 
 _Static_assert(ROW_TAIL >= 0 && NV_LAST >= 1 && NV_LAST <= NV, "tile shape");
 _Static_assert(!BLOCK_RUN || GROUPS == 1, "block runs: one group (no spilled lanes)");
 _Static_assert(!STAGED || TAPS == 1, "staged: a single tap");
-_Static_assert(W_LOCAL_CI == 0 || BLOCK_RUN > 0, "local weights: block runs");
+_Static_assert(W_LOCAL_CI == 0 || (BLOCK_RUN > 0 && RUNS == 1),
+               "local weights: block runs over every plane");
 _Static_assert(!PACK_BY_FILTER || W_LOCAL_CI == 0, "a shared pack: no local copies");
 _Static_assert(W_LOCAL_CI == 0 || W_LOCAL_CI >= CIN || sizeof(DST_ELEM) == 4,
                "local weights in chunks: later chunks add to an f32 output");
 
+/* Line q (< CHANNEL_LINES) of the lines copy_block reads for the input channel at `row`. */
+static inline const W_ELEM *channel_line(const W_ELEM *row, int64_t q) {
+    if (TURN_TAPS) return row + q * LINE_ELEMS;
+    return row + (int64_t)F_STRIDE * tap_map[q / TAP_LINES] + q % TAP_LINES * LINE_ELEMS;
+}
+
+/* W_LOCAL_CI: the lines of w that the copy of an item's next chunk (the same block's next
+ * input channels, or the next block's first) reads, asked for into the L2 by the tiles of the
+ * current chunk: each output row's first tile asks for `per_row` input channels' lines, a line
+ * per reduction step. The copy alone, its lines of w arriving from the L3 or memory as it
+ * reads them, had no compute to hide behind: ResNet's NCHW 512-channel 3x3 dx at 7x7 (batch
+ * 1) spent 27% of its time there (measured against a pack that skipped the copy). Into the L1
+ * instead ran 0.99x: the chunk's copy lives there. */
+typedef struct next_copy {
+    const W_ELEM *first; /* the chunk's first input channel in the block (NULL: none) */
+    int64_t channels;    /* its input channels */
+    int64_t per_row;     /* input channels whose lines each output row of the chunk asks for */
+} next_copy;
+
 /* One register tile: mr pixels x nv vectors (nv == NV except in the last channel block, whose
  * last vector holds only `lanes` valid lanes), over `cin` input channels of every tap (packed
- * [tap][cin][NR] at wp), added to the output where `accumulate` (W_LOCAL_CI's later chunks).
+ * [tap][cin][NR] at wp), added to the output where `accumulate` (W_LOCAL_CI's later chunks),
+ * asking for the first ahead_lines of the next chunk's lines of w from `ahead` (next_copy).
  * mr, nv, lanes and spill are constants at every call site, so clang unrolls the tile loops
  * and keeps the accumulators in registers.
  * spill: the lanes past the block may be overwritten with garbage, because they are the next
@@ -130,7 +164,8 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
                                                        DST_ELEM *restrict out, const int64_t cin,
                                                        const int accumulate, const int mr,
                                                        const int nv, const int lanes,
-                                                       const int spill) {
+                                                       const int spill, const W_ELEM *ahead,
+                                                       const int64_t ahead_lines) {
     cg_vec acc[MR][NV];
 #pragma clang loop unroll(full)
     for (int m = 0; m < mr; m++)
@@ -150,6 +185,11 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
                 const int tap = (j0 * TAPS1 + j1) * TAPS2 + j2;
                 const float *wt = wp + (int64_t)(PACK_BY_FILTER ? tap_map[tap] : tap) * cin * NR;
                 for (int ci = 0; ci < cin; ci++) {
+                    const int64_t step = tap * cin + ci; /* next_copy: a line of w a step */
+                    if (CHANNEL_LINES > 0 && step < ahead_lines)
+                        __builtin_prefetch(channel_line(ahead + step / CHANNEL_LINES * CI_STRIDE,
+                                                        step % CHANNEL_LINES),
+                                           0, 2);
                     cg_vec w[NV];
 #pragma clang loop unroll(full)
                     for (int v = 0; v < nv; v++) w[v] = cg_vload(wt + ci * NR + v * CG_VLEN);
@@ -178,23 +218,29 @@ static inline __attribute__((always_inline)) void tile(const float *restrict in,
 }
 
 /* All pixel tiles of `rows` output rows for one channel block (input channels [0, cin) of `in`
- * and of the packed weights wp). */
+ * and of the packed weights wp); `next` (W_LOCAL_CI): the next chunk's copy, whose lines the
+ * first tile of each row asks for, these rows being rows [row0, row0 + rows) of the chunk. */
 static inline __attribute__((always_inline)) void rows_of(const float *in, const float *wp,
                                                           DST_ELEM *out, const int64_t rows,
                                                           const int64_t cin, const int accumulate,
                                                           const int nv, const int lanes,
-                                                          const int spill) {
+                                                          const int spill, const next_copy *next,
+                                                          const int64_t row0) {
     for (int64_t r = 0; r < rows; r++) {
         const float *in_row = in + r * IN_ROW_PITCH;
         DST_ELEM *out_row = out + r * OUT_ROW_PITCH;
+        const int64_t c = (row0 + r) * next->per_row, left = next->channels - c;
+        const W_ELEM *ahead = next->first ? next->first + c * CI_STRIDE : NULL;
+        int64_t ahead_lines = (left < next->per_row ? left : next->per_row) * CHANNEL_LINES;
         int h2 = 0;
-        for (; h2 + MR <= COUNT2; h2 += MR)
+        for (; h2 + MR <= COUNT2; h2 += MR, ahead_lines = 0)
             tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
-                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, cin, accumulate, MR, nv, lanes, spill);
+                 out_row + (int64_t)h2 * OUT_STEP2 * DST_C, cin, accumulate, MR, nv, lanes, spill,
+                 ahead, ahead_lines);
         if (ROW_TAIL)
             tile(in_row + (int64_t)h2 * IN_STEP2 * SRC_C, wp,
                  out_row + (int64_t)h2 * OUT_STEP2 * DST_C, cin, accumulate, ROW_TAIL, nv, lanes,
-                 spill);
+                 spill, ahead, ahead_lines);
     }
 }
 
@@ -222,15 +268,18 @@ static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in,
                                                              DST_ELEM *out, float *stage,
                                                              const int64_t c0, const int64_t cin,
                                                              const int accumulate, const int nv,
-                                                             const int lanes) {
+                                                             const int lanes,
+                                                             const next_copy *next,
+                                                             const int64_t row0) {
     if (!STAGED) {
         rows_of((const float *)(const void *)(in + c0), w, out, COUNT1, cin, accumulate, nv,
-                lanes, 0);
+                lanes, 0, next, row0);
         return;
     }
     for (int64_t r = 0; r < COUNT1; r++) {
         stage_rows(in + r * VIEW_ROW_PITCH, 1, stage);
-        rows_of(stage + c0, w, out + r * OUT_ROW_PITCH, 1, cin, accumulate, nv, lanes, 0);
+        rows_of(stage + c0, w, out + r * OUT_ROW_PITCH, 1, cin, accumulate, nv, lanes, 0, next,
+                row0 + r);
     }
 }
 
@@ -240,21 +289,15 @@ static inline __attribute__((always_inline)) void plane_rows(const SRC_ELEM *in,
  * adjacent) each input channel's elements, a few lines of w for all taps: TURN_TAPS, CG_TB
  * output channels' rows of taps turned in registers (element by element, clang made gathers:
  * ResNet's NCHW 512-channel 3x3 dx at 7x7, batch 1, ran 1.06x turned), else element by element.
- * The lines of input channel ci + 4 are asked for while ci is copied: consecutive input
- * channels lie CI_STRIDE apart, a jump per channel that the hardware prefetchers do not
- * follow. (Copying a run of blocks per item, each channel's run of w read in one piece, ran
- * 0.84-0.98x on ResNet's last-stage dx at batch 1, runs of 2, 3 and 6 blocks: smaller chunks,
- * more passes over the output.) */
-#define TURN_TAPS (CG_TAPS_TURN(CO_STRIDE, F_STRIDE))
+ * Its lines of w were asked for by the previous chunk's tiles (next_copy); asking for them
+ * here as well, a few input channels ahead, ran 0.97x. (Copying a run of blocks per item, each
+ * channel's run of w read in one piece, ran 0.84-0.98x on ResNet's last-stage dx at batch 1,
+ * runs of 2, 3 and 6 blocks: smaller chunks, more passes over the output.) */
 static void copy_block(const W_ELEM *w, int64_t b, int64_t c0, int64_t cin, float *local) {
     const int64_t lanes = b < BLOCKS - 1 ? NR : LAST_LANES;
-    const int64_t line = 64 / (int64_t)sizeof(W_ELEM);
     const W_ELEM *wb = w + b * NR * CO_STRIDE;
     for (int64_t ci = 0; ci < cin; ci++) {
         const W_ELEM *row = wb + (c0 + ci) * CI_STRIDE;
-        if (ci + 4 < cin)
-            for (int64_t e = 0; e < (int64_t)CO_STRIDE * NR; e += line)
-                __builtin_prefetch(row + 4 * CI_STRIDE + e);
         if (TURN_TAPS) {
             W_TURN_TAPS(row, CO_STRIDE, lanes, NR, tap_map, TAPS, local + ci * NR, cin * NR);
             continue;
@@ -279,33 +322,54 @@ static void copy_block(const W_ELEM *w, int64_t b, int64_t c0, int64_t cin, floa
 }
 
 /* Input channels [c0, c0 + cin) of channel block b (weights w, packed [tap][cin][NR]) over
- * planes [p0, p0 + PLANE_RUN). */
+ * planes [p0, p0 + PLANE_RUN), asking for the lines of the `next` copy. */
 static void block_planes(const SRC_ELEM *src, DST_ELEM *dst, const float *w, int64_t b,
-                         int64_t p0, int64_t c0, int64_t cin, int accumulate, float *stage) {
+                         int64_t p0, int64_t c0, int64_t cin, int accumulate, float *stage,
+                         const next_copy *next) {
     for (int64_t plane = p0; plane < p0 + PLANE_RUN && plane < PLANES; plane++) {
-        const int64_t n = plane / COUNT0, h0 = plane % COUNT0;
+        const int64_t n = plane / COUNT0, h0 = plane % COUNT0, row0 = (plane - p0) * COUNT1;
         const SRC_ELEM *in = input_at(src, n, h0, 0);
         DST_ELEM *out = output_at(dst, n, h0, 0) + b * NR;
-        if (b < BLOCKS - 1) plane_rows(in, w, out, stage, c0, cin, accumulate, NV, CG_VLEN);
-        else plane_rows(in, w, out, stage, c0, cin, accumulate, NV_LAST, TAIL_LANES);
+        if (b < BLOCKS - 1)
+            plane_rows(in, w, out, stage, c0, cin, accumulate, NV, CG_VLEN, next, row0);
+        else plane_rows(in, w, out, stage, c0, cin, accumulate, NV_LAST, TAIL_LANES, next, row0);
     }
 }
 
+/* W_LOCAL_CI: the copy after input channels [c0, ..) of block b, within blocks [.., b_end),
+ * its lines spread over the `rows` output rows of the current chunk. */
+static next_copy next_copy_after(const W_ELEM *w, int64_t b, int64_t c0, int64_t b_end,
+                                 int64_t rows) {
+    next_copy next = {NULL, 0, 0};
+    c0 += W_LOCAL_CI;
+    if (c0 >= CIN) b++, c0 = 0;
+    if (CHANNEL_LINES == 0 || b >= b_end) return next;
+    next.first = w + b * NR * CO_STRIDE + c0 * CI_STRIDE;
+    next.channels = CIN - c0 < W_LOCAL_CI ? CIN - c0 : W_LOCAL_CI;
+    next.per_row = (next.channels + rows - 1) / rows;
+    return next;
+}
+
 /* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN), the
- * weights packed (wpack), or W_LOCAL_CI copied from w a chunk at a time into local. */
+ * weights packed (wpack), or W_LOCAL_CI copied from w a chunk at a time into local (the
+ * thread's items end before block b_end: their next copy is its last one's). */
 static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack,
-                           const W_ELEM *w, int64_t item, float *stage, float *local) {
-    const int64_t runs = PLANE_RUN ? (PLANES + PLANE_RUN - 1) / PLANE_RUN : 1;
-    const int64_t b0 = item / runs * BLOCK_RUN, p0 = item % runs * PLANE_RUN;
+                           const W_ELEM *w, int64_t item, int64_t b_end, float *stage,
+                           float *local) {
+    const int64_t b0 = item / RUNS * BLOCK_RUN, p0 = item % RUNS * PLANE_RUN;
+    const int64_t rows = ((PLANES - p0 < PLANE_RUN ? PLANES - p0 : PLANE_RUN)) * COUNT1;
+    const next_copy none = {NULL, 0, 0};
     for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++) {
         if (!W_LOCAL_CI) {
-            block_planes(src, dst, wpack + b * PACK_TAPS * CIN * NR, b, p0, 0, CIN, 0, stage);
+            block_planes(src, dst, wpack + b * PACK_TAPS * CIN * NR, b, p0, 0, CIN, 0, stage,
+                         &none);
             continue;
         }
         for (int64_t c0 = 0; c0 < CIN; c0 += W_LOCAL_CI) {
             const int64_t cin = CIN - c0 < W_LOCAL_CI ? CIN - c0 : W_LOCAL_CI;
+            const next_copy next = next_copy_after(w, b, c0, b_end, rows);
             copy_block(w, b, c0, cin, local);
-            block_planes(src, dst, local, b, p0, c0, cin, c0 > 0, stage);
+            block_planes(src, dst, local, b, p0, c0, cin, c0 > 0, stage, &next);
         }
     }
 }
@@ -316,9 +380,13 @@ void cg_bf16_conv2d_bwdd_k1x2s2x2p2_5x32_uf95013cf__avx512(const cg_kernel_param
     const float *wpack = (const float *)((const char *)buffers[CG_BUF_WORKSPACE] + WPACK_OFFSET);
     float stage[STAGED ? (BLOCK_RUN ? 1 : ITEM_ROWS) * ROW_SPAN : 1] __attribute__((aligned(64)));
     float local[LOCAL_FLOATS] __attribute__((aligned(64)));
+    const next_copy none = {NULL, 0, 0};
+    /* W_LOCAL_CI: items of every plane (RUNS 1), a block run each */
+    const int64_t b_end = params->work_end * BLOCK_RUN;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         if (BLOCK_RUN) {
-            block_run_item(src, dst, wpack, (const W_ELEM *)buffers[CG_T_W], item, stage, local);
+            block_run_item(src, dst, wpack, (const W_ELEM *)buffers[CG_T_W], item, b_end, stage,
+                           local);
             continue;
         }
         const int64_t h1 = item % ROW_BLOCKS * ITEM_ROWS, h0 = (item / ROW_BLOCKS) % COUNT0;
@@ -333,13 +401,15 @@ void cg_bf16_conv2d_bwdd_k1x2s2x2p2_5x32_uf95013cf__avx512(const cg_kernel_param
         for (int g = 0; g < GROUPS; g++) {
             for (int b = 0; b < BLOCKS - 1; b++)
                 rows_of(in + g * CIN, wpack + (int64_t)(g * BLOCKS + b) * PACK_TAPS * CIN * NR,
-                        out + g * COUT + b * NR, rows, CIN, 0, NV, CG_VLEN, 0);
+                        out + g * COUT + b * NR, rows, CIN, 0, NV, CG_VLEN, 0, &none, 0);
             const float *w_last = wpack + (int64_t)(g * BLOCKS + BLOCKS - 1) * PACK_TAPS * CIN * NR;
             DST_ELEM *out_last = out + g * COUT + (BLOCKS - 1) * NR;
             if (g < GROUPS - 1 && g * COUT + (BLOCKS - 1) * NR + NV_LAST * CG_VLEN <= DST_C)
-                rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 1);
+                rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 1,
+                        &none, 0);
             else
-                rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 0);
+                rows_of(in + g * CIN, w_last, out_last, rows, CIN, 0, NV_LAST, TAIL_LANES, 0,
+                        &none, 0);
         }
     }
 }
