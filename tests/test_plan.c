@@ -1762,23 +1762,27 @@ static void test_conv_staged_dy(void **state) {
  * images): the batch in as many even
  * runs as 8 items per thread need beside the blocks (2 where the weights pass half the 1 MiB
  * L2: 4 MiB at 512 <- 2048, 1 MiB at 256 <- 1024, not 512 KiB at 128 <- 1024), each within
- * 256 KiB of results. Every dx
+ * 256 KiB of results. The input channels in passes whose weights fill two thirds of the 48 KiB
+ * L1 (128 at 64 channels), with the item's dy planes beside them where they hold at most 64
+ * pixels (a 7x7 image: 72, so 512 in passes of 64 and 2048 of 71), evened out. Every dx
  * position sums exactly its gradient pairs (check_dx_plan). */
 static void test_dx_1x1_gemm(void **state) {
     (void)state;
     static const struct {
         const char *problem;
-        int64_t images, items;
+        int64_t images, items, k_chunk;
     } cases[] = {
-        {"bwdd_f32_nchw_g1mb3ic64oc70_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 3},
-        {"bwdd_f32_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 32},
-        {"bwdd_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 8},
-        {"bwdd_f32_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 5, 8},
-        {"bwdd_f32_nchw_g1mb8ic128oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 16},
-        {"bwdd_f32_nchw_g1mb40ic64oc16_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 3, 14},
+        {"bwdd_f32_nchw_g1mb3ic64oc70_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 3, 70},
+        {"bwdd_f32_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 32, 128},
+        {"bwdd_f32_nchw_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 32, 64},
+        {"bwdd_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 8, 128},
+        {"bwdd_f32_nchw_g1mb1ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 8, 71},
+        {"bwdd_f32_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 5, 8, 128},
+        {"bwdd_f32_nchw_g1mb8ic128oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 16, 128},
+        {"bwdd_f32_nchw_g1mb40ic64oc16_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 3, 14, 16},
         /* strided dy planes under one planar tile (64 pixels): ResNet's last downsampling */
-        {"bwdd_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 8, 16},
-        {"bwdd_f32_nchw_g1mb1ic64oc9_i15x6_o5x6_f1x1_s3x1_d1x1_pl0x0_ph0x0", 1, 1},
+        {"bwdd_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 8, 16, 128},
+        {"bwdd_f32_nchw_g1mb1ic64oc9_i15x6_o5x6_f1x1_s3x1_d1x1_pl0x0_ph0x0", 1, 1, 9},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem raw = parse(cases[c].problem);
@@ -1791,6 +1795,9 @@ static void test_dx_1x1_gemm(void **state) {
         assert_false(gemm->concurrent);
         assert_int_equal(gemm->item_rows, cases[c].images);
         assert_int_equal(gemm->work_items, cases[c].items);
+        if (gemm->k_chunk != cases[c].k_chunk)
+            fail_msg("%s: k_chunk %lld, want %lld", cases[c].problem, (long long)gemm->k_chunk,
+                     (long long)cases[c].k_chunk);
         if (raw.n * raw.c * 49 <= 4096) check_dx_plan(plan, &raw);
         free(plan);
     }
