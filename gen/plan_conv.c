@@ -114,6 +114,10 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * every thread's stack holds (plan_winograd.c's SCRATCH_CAP says why 512 KiB). */
 #define W_LOCAL_STACK_CAP ((int64_t)512 << 10)
 
+/* Output pixels of a channels-first dx stride phase from which it copies its weights
+ * (conv_local_weight_channels says why). */
+#define CONV_PHASE_COPY_PIXELS 128
+
 /* Input channels per copy of a block's weights (W_LOCAL_CI), 0 for a PACK_W step. A PACK_W
  * step reads w, writes the packed copy and the conv reads it back: where the weights outweigh
  * the pixels (ResNet's last stage at batch 1: 4-9 MiB of w, 49 pixels a plane), that pass
@@ -132,9 +136,13 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * read and a conversion per element to hide them behind, keep chunks within a quarter of the
  * L2 (the 3x3 at 7x7 in bf16 and f16 ran 0.96-0.97x in L1 chunks); a 16-bit output in place
  * takes a single one, or the PACK_W step. Channels-first
- * weights are copied for a single phase only: the phases' chained packs read each line of w
- * once for all of them (their taps share lines), copies once per phase (ResNet's NCHW 3x3
- * stride-2 dx at batch 1 ran 0.94x). In 16 bits only where a channel's taps fit a vector
+ * weights of a stride phase are copied in f32 where it has CONV_PHASE_COPY_PIXELS output
+ * pixels at least: each phase's copies read all of w (a channel's taps share lines), the one
+ * shared pack of every phase (shares_filter_pack) reads it once. Against that pack, ResNet's
+ * NCHW 3x3 stride-2 dx at batch 1 (Intel Xeon, two cores, interleaved): 28x28 -> 14x14 (196
+ * pixels a phase) 1.09x, 14x14 -> 7x7 (49: a 1-tap phase reads 9.4 MB of w for 26 MFLOP)
+ * 0.83x; on one core 0.90-0.96x (there the pack is read back from the core's own caches, not
+ * written by the other's), so with two threads or more. Else for a single phase only. In 16 bits only where a channel's taps fit a vector
  * (turned in registers, TURN_TAPS): element by element, bf16 ran 0.93x; turned, ResNet's NCHW
  * 512-channel 3x3 dx at 7x7, batch 1, ran 1.29x (bf16) and 1.25x (f16) against the pack. */
 /* Whether a filter's taps of one output channel are adjacent in w and within a vector, so that
@@ -159,7 +167,11 @@ static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *co
     const cg_problem *p = &plan->problem;
     const cg_weight_strides strides = cg_weight_strides_of(p, conv, cg_prod(p->filter, p->rank));
     const int adjacent = strides.cout == 1;
-    return adjacent || (plan->phase_count == 1 && (p->dtype == CG_F32 || taps_turn(plan, strides)))
+    const int64_t pixels = conv->src.n * cg_prod(conv->count, 3);
+    const int phase_copies = p->dtype == CG_F32 && pixels >= CONV_PHASE_COPY_PIXELS &&
+                             plan->target.threads > 1;
+    return adjacent || ((plan->phase_count == 1 || phase_copies) &&
+                        (p->dtype == CG_F32 || taps_turn(plan, strides)))
                ? channels
                : 0;
 }

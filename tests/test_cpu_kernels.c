@@ -2047,7 +2047,9 @@ static void test_dw_x_rows_kernels(void **state) {
  * 2x2 filters turned on both ISAs, f32 with asymmetric padding (a 4-lane last block) and f16. Then at
  * 1 MiB, steps of at most 256 pixels in all take items of one block over every plane with
  * weights inside half the L2: a 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one), a 1x1 at
- * batch 3; 17x16 pixels stay rows. Every item of more than one chunk, and every thread's item
+ * batch 3, a channels-first 3x3 stride-2 dx whose four phases (132 pixels the largest) each
+ * copy (the 2x2 phase in 4 chunks of 25 on a 48 KiB L1, a ragged last block); 17x16 pixels
+ * stay rows. Every item of more than one chunk, and every thread's item
  * before its last, asks for the lines of its next copy from its tiles (next_copy). */
 static void test_conv_weight_copies(void **state) {
     (void)state;
@@ -2087,11 +2089,15 @@ static void test_conv_weight_copies(void **state) {
         "{\"name\":\"nb3\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
         "\"n\":3,\"c\":200,\"k\":40,\"input\":[7,9],\"filter\":[1,1]},"
         "{\"name\":\"rows\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NHWC\","
-        "\"n\":1,\"c\":200,\"k\":40,\"input\":[17,16],\"filter\":[1,1]}]}";
+        "\"n\":1,\"c\":200,\"k\":40,\"input\":[17,16],\"filter\":[1,1]},"
+        "{\"name\":\"nc3s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":200,\"k\":100,\"input\":[24,22],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]}]}";
     check_override_pack("conv_weight_copies_plane", plane, "{\"winograd\": 0}",
-                        "CONVGRAD_L2_BYTES=1048576",
+                        "CONVGRAD_L1_BYTES=49152 CONVGRAD_L2_BYTES=1048576",
                         "d=%s/src; test $(grep -l 'define W_LOCAL_CI [1-9]' $d/*_bwdd_*__avx512.c"
-                        " | wc -l) -eq 3 && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 1");
+                        " | wc -l) -eq 7 && grep -q 'define W_LOCAL_CI 25$' $d/*_bwdd_k2x2*__avx512.c"
+                        " && test $(ls $d/*packwd*__avx512.c | wc -l) -eq 1");
 }
 
 /* The stride phases of a channels-first dx read one pack of the whole filter (PACK_BY_FILTER:

@@ -1008,9 +1008,11 @@ static void test_depthwise_rows(void **state) {
  * and 2048 in 13 of 158; a stride-2 phase of 2x2 taps 42, so 512 in 13 of 40; 3x3 18; blocks
  * of 64 channels at 14x14, 128). 16-bit weights take chunks within a quarter of the 1 MiB
  * L2 (a 3x3 of 512 channels, 151 a chunk at most: 4 of 128). Channels-first filters copy for
- * a single phase only, in 16 bits only where a channel's taps fit a vector (turned: 9 on
- * AVX-512, not on AVX2); later chunks add to the f32 output, so a 16-bit dx written in place
- * takes one chunk (2048 <- 512 channels 1x1: 512, 96 KiB) or the pack. Batch 2 and 4
+ * a single phase, or in f32 for stride phases of 128 output pixels at least on two threads
+ * (28x28 -> 14x14: 196, the 2x2 phase's blocks of 64 channels in chunks of 32; not 14x14 ->
+ * 7x7's 49, nor bf16, nor on one thread), in 16 bits only where a channel's taps fit a vector (turned: 9 on AVX-512, not on
+ * AVX2); later chunks add to the f32 output, so a 16-bit dx written in place takes one chunk
+ * (2048 <- 512 channels 1x1: 512, 96 KiB) or the pack. Batch 2 and 4
  * at 7x7 (98 and 196 pixels, their input within half the L2) copy; batch 8 keeps the pack
  * (two runs of planes would copy each block twice), as do 28x28 planes and fwd. */
 static void test_conv_weight_copies(void **state) {
@@ -1024,6 +1026,8 @@ static void test_conv_weight_copies(void **state) {
         {"bwdd_f32_nhwc_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 18},
         {"bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1", 18},
         {"bwdd_f32_nchw_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+        {"bwdd_f32_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 32},
+        {"bwdd_bf16_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
         {"bwdd_f32_nhwc_g1mb1ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 40},
         {"bwdd_f32_nhwc_g1mb4ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 128},
         {"bwdd_f16_nhwc_g1mb1ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 512},
@@ -1058,6 +1062,14 @@ static void test_conv_weight_copies(void **state) {
     raw = parse("bwdd_f32_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1");
     plan = plan_for(&raw, &avx2);
     assert_true(find_kind(plan, CG_STEP_CONV)->w_local_ci > 0);
+    free(plan);
+    /* one thread: the stride phases of a channels-first dx share the pack */
+    cg_target one = base_target;
+    one.threads = 1;
+    raw = parse("bwdd_f32_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0");
+    plan = plan_for(&raw, &one);
+    assert_int_equal(find_kind(plan, CG_STEP_CONV)->w_local_ci, 0);
+    assert_int_equal(count_kind(plan, CG_STEP_PACK_W), 1);
     free(plan);
 }
 
@@ -2130,12 +2142,15 @@ static void test_wino_out_prefetch(void **state) {
  * channel's taps fit a vector (ResNet's NCHW 512-channel 3x3 stride-2 dx: four packs each
  * reading all 9.4 MB of w): one pack step of every filter tap, each phase reading it at the
  * same offset by filter tap. Channels-last filters (a pack per phase reads only its taps'
- * rows), AVX2's 8 lanes under 9 taps, Vulkan and single-phase dx keep their own packs. */
+ * rows), AVX2's 8 lanes under 9 taps, Vulkan and single-phase dx keep their own packs; f32
+ * phases of at least 128 pixels copy their weights instead (test_conv_weight_copies), so the
+ * 28x28 -> 14x14 f32 case here is at batch 2 (392 pixels a phase, past the copies' 256). */
 static void test_shared_phase_pack(void **state) {
     (void)state;
     static const struct { const char *problem; cg_isa isa; int shared; } cases[] = {
         {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
-        {"bwdd_f32_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
+        {"bwdd_f32_nchw_g1mb2ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
+        {"bwdd_bf16_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1},
         {"bwdd_bf16_nchw_g2mb1ic48oc24_i7x7_o4x4_f3x3_s2x2_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1},
         {"bwdd_f32_ncdhw_g1mb1ic24oc12_i4x4x6_o2x2x3_f2x2x2_s2x2x2_d1x1x1_pl0x0x0_ph0x0x0",
          CG_ISA_AVX2, 1},
