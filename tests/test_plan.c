@@ -1336,8 +1336,10 @@ static void test_dw_x_staged_planar_plan(void **state) {
 /* A dense 1x1 dw alone (no db) on planes of at most 256 pixels (64 where x is gathered element
  * by element: a stride in depth or above 2 along the row; 64 channels-last, 256 where the
  * reduction is at most 392 pixels), input channels in whole blocks of 4 vectors: one
- * DW_GEMM_1X1 step writing dw in place (no partial sums, no reduce, no reorder); items = groups of channel blocks x chunks of output channels
- * (whole tiles) giving 8 per thread where the groups alone do not. Channels-last: dy staged in
+ * DW_GEMM_1X1 step writing dw in place (no partial sums, no reduce, no reorder); items = groups
+ * of channel blocks x the fewest chunks of output channels (whole tiles) that give both threads
+ * as many items (each item turns its x blocks again: one chunk for an even number of groups,
+ * two for an odd one or a single group). Channels-last: dy staged in
  * panels of 8 tiles (48 channels), as many blocks per group as divide the blocks and fit a
  * quarter of the L2 (1 MiB here: two 100 KiB blocks of 392 pixels), passes of 54 pixels (half
  * the 48 KiB L1 over 64 + 48 floats a pixel); channels-first: one block, no panels, a 16-bit dy
@@ -1348,19 +1350,19 @@ static void test_dw_1x1_gemm(void **state) {
         const char *problem;
         int64_t items, chunk, group, panel, pixels;
     } cases[] = {
-        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 1026, 1, 0, 0},
+        {"bwdw_f32_nchw_g1mb8ic512oc2048_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 2052, 1, 0, 0},
         {"bwdw_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 2052, 1, 0, 0},
-        {"bwdw_bf16_nchw_g1mb2ic64oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 7, 6, 1, 0, 0},
-        {"bwdw_f32_ncw_g1mb2ic128oc30_i100_o50_f1_s2_d1_pl0_ph0", 10, 6, 1, 0, 0},
-        {"bwdw_f32_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 516, 1, 0, 0},
+        {"bwdw_bf16_nchw_g1mb2ic64oc37_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 2, 24, 1, 0, 0},
+        {"bwdw_f32_ncw_g1mb2ic128oc30_i100_o50_f1_s2_d1_pl0_ph0", 2, 30, 1, 0, 0},
+        {"bwdw_f32_nchw_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 8, 1026, 1, 0, 0},
         {"bwdw_f32_nhwc_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 516, 2, 48, 54},
-        {"bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 11, 6, 1, 48, 54},
-        {"bwdw_f32_nhwc_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 1026, 2, 48, 54},
+        {"bwdw_f32_nhwc_g1mb2ic64oc64_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 2, 36, 1, 48, 54},
+        {"bwdw_f32_nhwc_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 8, 2052, 2, 48, 54},
         /* 5 blocks: the only divisor within the L2 share is all of them */
-        {"bwdw_f32_nhwc_g1mb2ic320oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 6, 5, 48, 54},
+        {"bwdw_f32_nhwc_g1mb2ic320oc96_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 2, 48, 5, 48, 54},
         /* 14x14 channels-last where the reduction is as short as 7x7's at batch 8 */
-        {"bwdw_f32_nhwc_g1mb2ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 16, 132, 2, 48, 54},
-        {"bwdw_f32_nhwc_g1mb1ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 16, 132, 4, 48, 54},
+        {"bwdw_f32_nhwc_g1mb2ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 258, 2, 48, 54},
+        {"bwdw_f32_nhwc_g1mb1ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 2, 1026, 4, 48, 54},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
