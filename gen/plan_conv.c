@@ -135,16 +135,17 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * reduction steps against reloading their accumulators). 16-bit weights, half the bytes to
  * read and a conversion per element to hide them behind, keep chunks within a quarter of the
  * L2 (the 3x3 at 7x7 in bf16 and f16 ran 0.96-0.97x in L1 chunks); a 16-bit output in place
- * takes a single one, or the PACK_W step. Channels-first
- * weights of a stride phase are copied in f32 where it has CONV_PHASE_COPY_PIXELS output
- * pixels at least: each phase's copies read all of w (a channel's taps share lines), the one
- * shared pack of every phase (shares_filter_pack) reads it once. Against that pack, ResNet's
- * NCHW 3x3 stride-2 dx at batch 1 (Intel Xeon, two cores, interleaved): 28x28 -> 14x14 (196
- * pixels a phase) 1.09x, 14x14 -> 7x7 (49: a 1-tap phase reads 9.4 MB of w for 26 MFLOP)
- * 0.83x; on one core 0.90-0.96x (there the pack is read back from the core's own caches, not
- * written by the other's), so with two threads or more. Else for a single phase only. In 16 bits only where a channel's taps fit a vector
- * (turned in registers, TURN_TAPS): element by element, bf16 ran 0.93x; turned, ResNet's NCHW
- * 512-channel 3x3 dx at 7x7, batch 1, ran 1.29x (bf16) and 1.25x (f16) against the pack. */
+ * takes a single one, or the PACK_W step. Channels-first weights of a stride phase are copied
+ * in f32 where it has CONV_PHASE_COPY_PIXELS output pixels at least: each phase's copies read
+ * all of w (a channel's taps share lines), the one shared pack of every phase
+ * (shares_filter_pack) reads it once. Against that pack, ResNet's NCHW 3x3 stride-2 dx at
+ * batch 1 (Intel Xeon, two cores, interleaved): 28x28 -> 14x14 (196 pixels a phase) 1.09x,
+ * 14x14 -> 7x7 (49: a 1-tap phase reads 9.4 MB of w for 26 MFLOP) 0.83x; on one core
+ * 0.90-0.96x (there the pack is read back from the core's own caches, not written by the
+ * other's), so with two threads or more. Else for a single phase only. In 16 bits only where
+ * a channel's taps fit a vector (turned in registers, TURN_TAPS): element by element, bf16
+ * ran 0.93x; turned, ResNet's NCHW 512-channel 3x3 dx at 7x7, batch 1, ran 1.29x (bf16) and
+ * 1.25x (f16) against the pack. */
 /* Whether a filter's taps of one output channel are adjacent in w and within a vector, so that
  * a block's taps are turned in registers (CG_TAPS_TURN in cg_isa_shared.h): an OIHW filter's
  * dx role with up to a vector of taps. */

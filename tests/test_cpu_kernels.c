@@ -2047,10 +2047,10 @@ static void test_dw_x_rows_kernels(void **state) {
  * 2x2 filters turned on both ISAs, f32 with asymmetric padding (a 4-lane last block) and f16. Then at
  * 1 MiB, steps of at most 256 pixels in all take items of one block over every plane with
  * weights inside half the L2: a 1x1 and a 3x3 dx of 4 blocks (an 8-lane last one), a 1x1 at
- * batch 3, a channels-first 3x3 stride-2 dx whose four phases (132 pixels the largest) each
- * copy (the 2x2 phase in 4 chunks of 25 on a 48 KiB L1, a ragged last block); 17x16 pixels
- * stay rows. Every item of more than one chunk, and every thread's item
- * before its last, asks for the lines of its next copy from its tiles (next_copy). */
+ * batch 3, a channels-first 3x3 stride-2 dx whose four phases (132 pixels each) copy (the 2x2
+ * phase in 4 chunks of 25 on a 48 KiB L1, a ragged last block); 17x16 pixels stay rows. Every
+ * chunk but an item's last, and an item's last where the call holds the next, asks for the
+ * lines of the next copy from its tiles (next_copy). */
 static void test_conv_weight_copies(void **state) {
     (void)state;
     static const char config[] =

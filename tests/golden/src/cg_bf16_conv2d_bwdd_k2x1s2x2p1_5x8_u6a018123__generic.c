@@ -351,13 +351,13 @@ static next_copy next_copy_after(const W_ELEM *w, int64_t b, int64_t c0, int64_t
 }
 
 /* BLOCK_RUN item: channel blocks [b0, b0 + BLOCK_RUN) x planes [p0, p0 + PLANE_RUN), the
- * weights packed (wpack), or W_LOCAL_CI copied from w a chunk at a time into local (the
- * thread's items end before block b_end: their next copy is its last one's). */
+ * weights packed (wpack), or W_LOCAL_CI copied from w a chunk at a time into local (this
+ * call's items end before block b_end, whose copies may fall to another thread). */
 static void block_run_item(const SRC_ELEM *src, DST_ELEM *dst, const float *wpack,
                            const W_ELEM *w, int64_t item, int64_t b_end, float *stage,
                            float *local) {
     const int64_t b0 = item / RUNS * BLOCK_RUN, p0 = item % RUNS * PLANE_RUN;
-    const int64_t rows = ((PLANES - p0 < PLANE_RUN ? PLANES - p0 : PLANE_RUN)) * COUNT1;
+    const int64_t rows = (PLANES - p0 < PLANE_RUN ? PLANES - p0 : PLANE_RUN) * COUNT1;
     const next_copy none = {NULL, 0, 0};
     for (int64_t b = b0; b < b0 + BLOCK_RUN && b < BLOCKS; b++) {
         if (!W_LOCAL_CI) {
@@ -381,7 +381,7 @@ void cg_bf16_conv2d_bwdd_k2x1s2x2p1_5x8_u6a018123__generic(const cg_kernel_param
     float stage[STAGED ? (BLOCK_RUN ? 1 : ITEM_ROWS) * ROW_SPAN : 1] __attribute__((aligned(64)));
     float local[LOCAL_FLOATS] __attribute__((aligned(64)));
     const next_copy none = {NULL, 0, 0};
-    /* W_LOCAL_CI: items of every plane (RUNS 1), a block run each */
+    /* W_LOCAL_CI: an item is a block run over every plane (RUNS 1) */
     const int64_t b_end = params->work_end * BLOCK_RUN;
     for (int64_t item = params->work_begin; item < params->work_end; item++) {
         if (BLOCK_RUN) {
