@@ -118,6 +118,13 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * (conv_local_weight_channels says why). */
 #define CONV_PHASE_COPY_PIXELS 128
 
+/* Whether a filter's taps of one output channel are adjacent in w and within a vector, so that
+ * a block's taps are turned in registers (CG_TAPS_TURN in cg_isa_shared.h): an OIHW filter's
+ * dx role with up to a vector of taps. */
+static int taps_turn(const cg_plan *plan, cg_weight_strides w) {
+    return w.tap == 1 && w.cout > 1 && w.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
+}
+
 /* Input channels per copy of a block's weights (W_LOCAL_CI), 0 for a PACK_W step. A PACK_W
  * step reads w, writes the packed copy and the conv reads it back: where the weights outweigh
  * the pixels (ResNet's last stage at batch 1: 4-9 MiB of w, 49 pixels a plane), that pass
@@ -146,13 +153,6 @@ static int conv_may_copy_weights(const cg_plan *plan, const cg_step *conv) {
  * a channel's taps fit a vector (turned in registers, TURN_TAPS): element by element, bf16
  * ran 0.93x; turned, ResNet's NCHW 512-channel 3x3 dx at 7x7, batch 1, ran 1.29x (bf16) and
  * 1.25x (f16) against the pack. */
-/* Whether a filter's taps of one output channel are adjacent in w and within a vector, so that
- * a block's taps are turned in registers (CG_TAPS_TURN in cg_isa_shared.h): an OIHW filter's
- * dx role with up to a vector of taps. */
-static int taps_turn(const cg_plan *plan, cg_weight_strides w) {
-    return w.tap == 1 && w.cout > 1 && w.cout <= cg_isa_budget_of(plan->target.isa)->vlen;
-}
-
 static int64_t conv_local_weight_channels(const cg_plan *plan, const cg_step *conv) {
     if (!conv_may_copy_weights(plan, conv) || conv->block_run <= 0 ||
         conv->plane_run < conv->src.n * conv->count[0])

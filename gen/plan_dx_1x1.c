@@ -75,10 +75,10 @@ cg_status cg_plan_dx_1x1(cg_plan *plan, const cg_dims *dims, char *msg) {
     step->work_items = blocks * cg_ceil_div(p->n, images);
     /* input channels per pass: the pass's weights in two thirds of the L1, read from there by
      * every tile (on 48 KiB, 128 at 64 channels a block), and with them the item's dy planes
-     * where these hold fewer pixels than the block has channels (each tile reads them all
+     * where these hold no more pixels than the block has channels (each tile reads them all
      * again; 7x7 at batch 1: 64); passes evened out. Against passes of 256 (their dy lines
      * in a third of the L1, the weights streaming from the L2), Intel Xeon, two cores, 5
-     * interleaved rounds: ResNet's 7x7 dx at batch 1 1.11-1.15x (128: 1.07-1.08x), the 7x7
+     * interleaved rounds: ResNet's 7x7 dx at batch 1 1.09-1.15x (128: 1.07-1.08x), the 7x7
      * 1024 <- 2048 stride-2 one 1.08x, batch 2 1.06-1.07x, 4 1.03-1.04x, 8 1.02x; at 14x14
      * batch 1 1.03-1.05x, batch 8 1.01-1.02x. */
     const int64_t item_pixels = images * plane;

@@ -342,7 +342,10 @@ static next_copy next_copy_after(const W_ELEM *w, int64_t b, int64_t c0, int64_t
                                  int64_t rows) {
     next_copy next = {NULL, 0, 0};
     c0 += W_LOCAL_CI;
-    if (c0 >= CIN) b++, c0 = 0;
+    if (c0 >= CIN) {
+        b++;
+        c0 = 0;
+    }
     if (CHANNEL_LINES == 0 || b >= b_end) return next;
     next.first = w + b * NR * CO_STRIDE + c0 * CI_STRIDE;
     next.channels = CIN - c0 < W_LOCAL_CI ? CIN - c0 : W_LOCAL_CI;
