@@ -84,6 +84,21 @@ static int check_problems(cgrt_pack *pack, const cg_problem *problems, int count
     return failures;
 }
 
+/* The ISAs whose kernels this CPU runs. Packs still hold (and compile) the others' sources, so
+ * that their plans are emitted and built warning-free everywhere; a CPU without AVX-512 runs
+ * the AVX2 and portable kernels of every path against the reference, and the AVX-512 ones
+ * are run where the CPU has it. */
+static unsigned runnable_isas(void) { return cg_host_isa_mask(); }
+
+/* The fastest path ISA this CPU runs, for tests that build one: AVX-512, else AVX2, else the
+ * portable kernels. */
+static unsigned best_path_isa(void) {
+    unsigned runnable = runnable_isas();
+    if (runnable & (1u << CG_ISA_AVX512)) return 1u << CG_ISA_AVX512;
+    if (runnable & (1u << CG_ISA_AVX2)) return 1u << CG_ISA_AVX2;
+    return 1u << CG_ISA_GENERIC;
+}
+
 /* Builds the problems into the test pack `leaf` for the ISAs of isa_mask, under a target that
  * claims a 4 KiB L3 when tiny_l3 (the non-temporal paths), and leaves its directory in dir. */
 static void build_pack_for(const char *leaf, const cg_problem *problems, int count, int tiny_l3,
@@ -111,11 +126,14 @@ static void check_pack_on(const char *dir, const cg_problem *problems, int count
     char msg[CG_MSG_MAX];
     cgrt_pack *pack;
     assert_int_equal(cgrt_pack_open(dir, &pack, msg), CG_OK);
-    int failures = 0;
+    int failures = 0, runs = 0;
     for (int isa = 0; isa < CG_ISA_COUNT; isa++)
-        if (isa_mask & (1u << isa))
+        if (isa_mask & runnable_isas() & (1u << isa)) {
             failures += check_problems(pack, problems, count, (cg_isa)isa, label, NULL);
+            runs++;
+        }
     assert_int_equal(failures, 0);
+    assert_true(runs > 0);
     cgrt_pack_close(pack);
 }
 
@@ -152,9 +170,10 @@ static void check_plain_and_streamed(const char *leaf, const char *config, const
 
 static void check_isa(void **state, cg_isa isa) {
     suite *s = *state;
-    if (!(cg_host_isa_mask() & (1u << isa))) {
-        /* The CI machine runs AVX-512; elsewhere say so loudly rather than pass quietly. */
-        fail_msg("this machine cannot run %s kernels", cg_isa_name(isa));
+    if (!(runnable_isas() & (1u << isa))) {
+        /* Said loudly, never passed quietly: cmocka reports the test as skipped. */
+        print_message("this CPU cannot run %s kernels: compiled, not run\n", cg_isa_name(isa));
+        skip();
     }
     int checked;
     int failures = check_problems(s->pack, s->problems, s->count, isa, cg_isa_name(isa), &checked);
@@ -214,7 +233,7 @@ static void test_split_remainders(void **state) {
         fclose(file);
         int count;
         cg_problem *problems = cgt_parse(config, &count);
-        cg_gen_options options = {.targets = CG_TARGET_CPU, .isa_mask = 1u << CG_ISA_AVX512,
+        cg_gen_options options = {.targets = CG_TARGET_CPU, .isa_mask = best_path_isa(),
                                   .threads = 2, .plan_file = path};
         snprintf(leaf, sizeof leaf, "splits%d", splits[i]);
         snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
