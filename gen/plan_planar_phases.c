@@ -88,18 +88,28 @@ void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims) {
 
 /* The register tile: NV flat vectors (3 where the vectors of a band allow it with little
  * padding, 2 or 1 on small planes) and as many output channels as the register file holds
- * beside them (MR*NV accumulators, NV dy vectors, a broadcast), evened out over the
- * channels so the last block is not a sliver (128 channels: 16 blocks of 8, not 15 of 9). */
+ * beside them: MR*NV accumulators, NV dy vectors, a broadcast and, where lane masks are
+ * vectors (AVX2), the NV column masks a clipped tap holds across its channel loop (AVX2's
+ * 6 x 2 then spilled: S2 35 ms against 27 for 4 x 2). The channels are evened out over the
+ * blocks so the last is not a sliver (128 channels on AVX-512: 16 blocks of 8, not 15 of 9),
+ * among the tiles that need at most a tenth more blocks than the tallest: on AVX2 the even
+ * 4 x 2 took a quarter more blocks, each a pass over dy, than 5 x 2 (S2 1.08x with 5). */
 static void choose_tile(cg_step *step, const cg_isa_budget *budget, int64_t band_vectors) {
     int nv = budget->max_nv < 3 ? budget->max_nv : 3;
     while (nv > 1 && cg_ceil_div(band_vectors, nv) * nv * 10 > band_vectors * 11) nv--;
-    int mr = (budget->registers - nv - 1) / nv;
+    const int held = nv + budget->broadcast_needs_register + budget->mask_needs_register * nv;
+    int mr = (budget->registers - held) / nv;
     if (mr > budget->max_mr) mr = budget->max_mr;
     if (mr > step->cout_g) mr = (int)step->cout_g;
     if (mr < 1) mr = 1;
+    const int64_t fewest_blocks = cg_ceil_div(step->cout_g, mr);
     int best = mr;
-    for (int m = mr; m > mr / 2 && m >= 1; m--)
-        if (cg_ceil_div(step->cout_g, m) * m < cg_ceil_div(step->cout_g, best) * best) best = m;
+    for (int m = mr; m > mr / 2 && m >= 1; m--) {
+        const int64_t blocks = cg_ceil_div(step->cout_g, m);
+        if (blocks * 10 <= fewest_blocks * 11 &&
+            blocks * m < cg_ceil_div(step->cout_g, best) * best)
+            best = m;
+    }
     step->nv = nv;
     step->mr = best;
 }

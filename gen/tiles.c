@@ -6,21 +6,24 @@ static const cg_isa_budget budgets[CG_ISA_COUNT] = {
      * reduction step must fit; the pixel broadcast is folded into the FMA as an embedded
      * {1to16} memory operand, so it needs no register. One register stays spare for the
      * address arithmetic clang sometimes keeps in a vector register. */
-    [CG_ISA_AVX512] = {.vlen = 16, .registers = 31, .broadcast_needs_register = 0, .max_nv = 4,
-                       .max_mr = 16, .transpose_width = 16},
-    /* AVX2: 16 ymm registers and no embedded broadcast: vbroadcastss takes one. */
-    [CG_ISA_AVX2] = {.vlen = 8, .registers = 16, .broadcast_needs_register = 1, .max_nv = 2,
-                     .max_mr = 8, .transpose_width = 8},
+    [CG_ISA_AVX512] = {.vlen = 16, .registers = 31, .broadcast_needs_register = 0,
+                       .mask_needs_register = 0, .max_nv = 4, .max_mr = 16,
+                       .transpose_width = 16},
+    /* AVX2: 16 ymm registers and no embedded broadcast: vbroadcastss takes one. No opmask
+     * registers either: a lane mask held across a loop is a ymm of its own. */
+    [CG_ISA_AVX2] = {.vlen = 8, .registers = 16, .broadcast_needs_register = 1,
+                     .mask_needs_register = 1, .max_nv = 2, .max_mr = 8, .transpose_width = 8},
     /* Portable C: 4-float vectors, one SSE register each on baseline x86-64 (16 of them),
      * and the broadcast needs a register. */
-    [CG_ISA_GENERIC] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 2,
-                        .max_mr = 6, .transpose_width = 4},
+    [CG_ISA_GENERIC] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1,
+                        .mask_needs_register = 1, .max_nv = 2, .max_mr = 6,
+                        .transpose_width = 4},
     /* GLSL: only vlen and max_nv matter. They fix the packed-weight block nr = nv*vlen = 4
      * output channels, which is exactly one vec4: the conv shaders read a block row with one
      * 16-byte load, and cout_pad wastes at most 3 channels. Workgroup tiles and register blocks
      * are planned per device class by cg_plan_glsl() (plan_glsl.c), not from this budget. */
-    [CG_ISA_GLSL] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1, .max_nv = 1,
-                     .max_mr = 4, .transpose_width = 4},
+    [CG_ISA_GLSL] = {.vlen = 4, .registers = 16, .broadcast_needs_register = 1,
+                     .mask_needs_register = 1, .max_nv = 1, .max_mr = 4, .transpose_width = 4},
 };
 
 const cg_isa_budget *cg_isa_budget_of(cg_isa isa) {

@@ -8,6 +8,7 @@ typedef struct cg_isa_budget {
     int vlen;                     /* f32 lanes per vector */
     int registers;                /* vector registers the microkernel may hold live */
     int broadcast_needs_register; /* 1 if a broadcast operand cannot fold into the FMA */
+    int mask_needs_register;      /* 1 if a lane mask is a vector (no opmask registers) */
     int max_nv;                   /* vectors across the lane dimension of one tile */
     int max_mr;                   /* rows (pixels or channels) of one tile */
     int transpose_width;          /* CG_TB of the ISA prelude: the register-transposed block */
