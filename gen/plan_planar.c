@@ -395,8 +395,10 @@ static int ends_in_one_vector(int64_t pixels, int nv, int vlen) {
  * make them, or all of them, packed side by side so that the tail reads its rows of weights
  * where the item's tiles read them. The tile then becomes half a vector of channels x 3
  * vectors where that keeps the last tile short (S1: 8 x 3 in items of 16 channels, 5% faster
- * than 6 x 4 in items of 48, which wrote 48 planes at a time; the tail by itself 2-3%). 16-bit
- * dy is broadcast from an f32 copy of those pixels that the item makes first, and its items are
+ * than 6 x 4 in items of 48, which wrote 48 planes at a time; the tail by itself 2-3%). On AVX2
+ * that is 4 x 3, past the 2 vectors of its general tiles: 7 loads (3 vectors, 4 broadcasts)
+ * per 12 FMAs against 6 x 2's 8, S1 1.03x on two cores of a Zen 3, 1.06x on one. 16-bit dy is
+ * broadcast from an f32 copy of those pixels that the item makes first, and its items are
  * staged (stage_stream_panels keeps whole vectors of channels an item). */
 static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_budget *budget,
                               int64_t pixels) {
@@ -405,7 +407,7 @@ static void choose_tail_lanes(const cg_plan *plan, cg_step *step, const cg_isa_b
         return;
     const int half = budget->vlen / 2, nv = (budget->registers - 1) / (half + 1);
     if (plan->target.force_mr <= 0 && plan->target.force_nv <= 0 && nv >= 2 &&
-        nv <= budget->max_nv && ends_in_one_vector(pixels, nv, budget->vlen)) {
+        nv <= 4 /* the widest tile of any ISA */ && ends_in_one_vector(pixels, nv, budget->vlen)) {
         step->mr = half;
         step->nv = nv;
     }

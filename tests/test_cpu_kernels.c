@@ -779,8 +779,9 @@ static void test_planar_1x1_nt_stores(void **state) {
  * rows shorter than a block), and strided 1x1 dx written as whole staged planes (stride 2
  * both ways with a ragged channel block and a plane that is not a whole number of tiles, f16,
  * and stride 2 across rows only), also with the last tile's pixels taken with the lanes along
- * the channels (4 pixels and a ragged last channel vector; 16 pixels, two groups), each
- * prefetching the next dy panel from its last items on one. */
+ * the channels (4 pixels and a ragged last channel vector; 16 pixels, two groups; AVX2's first
+ * in tiles of 4 channels x 3 vectors), each prefetching the next dy panel from its last items on
+ * one. */
 static void test_streaming_reorders(void **state) {
     (void)state;
     static const char config[] =
@@ -820,6 +821,13 @@ static void test_streaming_reorders(void **state) {
     snprintf(grep, sizeof grep,
              "test $(grep -l 'define TAIL_LANES 1' %s/src/*gbwdd*__avx512.c | "
              "xargs grep -l 'define COUT 40\\|define GROUPS 2' | wc -l) -eq 2",
+             dir);
+    assert_int_equal(system(grep), 0);
+    /* on AVX2 t1's in tiles of 3 vectors (beyond its general tiles' 2: 196 pixels, 8 tiles of
+     * 24 and 4) */
+    snprintf(grep, sizeof grep,
+             "grep -l 'define TAIL_LANES 1' %s/src/*gbwdd*__avx2.c | "
+             "xargs grep -l 'define COUT 40$' | xargs grep -q 'define NV 3$'",
              dir);
     assert_int_equal(system(grep), 0);
     check_pack_on_path_isas(dir, problems, count, "streaming");

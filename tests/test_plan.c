@@ -1175,26 +1175,32 @@ static void test_planar_1x1(void **state) {
      * too; 40 channels of 16-bit dx (5 blocks of 8) in items of 2 blocks, the fewest that make
      * whole vectors of channels (3 images leave the threads under 8 items either way), and 16
      * channels in one item of 2 blocks though that leaves 4 items (the tail reads f32); a
-     * forced MR keeps its tile, in items of 48 channels */
+     * forced MR keeps its tile, in items of 48 channels. On AVX2 (the last case) the same rule
+     * gives 4 channels x 3 vectors (S1: 4 tiles of 24 pixels and the 4), in items of 2
+     * blocks, one vector of channels, beyond the 2 vectors of AVX2's general tiles */
     static const struct {
         const char *problem;
         int forced, tail_lanes, mr, nv;
         int64_t item_blocks, work_items, pack_nr;
+        cg_isa isa;
     } tails[] = {
         {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2,
-         64 * 16, 16},
+         64 * 16, 16, CG_ISA_AVX512},
         {"bwdd_f16_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 8,
-         64 * 4, 64},
+         64 * 4, 64, CG_ISA_AVX512},
         {"bwdd_bf16_nchw_g1mb3ic40oc37_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2,
-         3 * 3, 16},
+         3 * 3, 16, CG_ISA_AVX512},
         {"bwdd_f16_nchw_g1mb4ic16oc37_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 8, 3, 2, 4,
-         16},
+         16, CG_ISA_AVX512},
         {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1, 1, 6, 4, 8,
-         64 * 6, 48},
+         64 * 6, 48, CG_ISA_AVX512},
+        {"bwdd_f32_nchw_g1mb64ic256oc512_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0, 1, 4, 3, 2,
+         64 * 32, 8, CG_ISA_AVX2},
     };
     for (size_t c = 0; c < sizeof tails / sizeof tails[0]; c++) {
         cg_problem raw = parse(tails[c].problem);
         cg_target target = base_target;
+        target.isa = tails[c].isa;
         if (tails[c].forced) target.force_mr = 6;
         cg_plan *tail_plan = plan_for(&raw, &target);
         const cg_step *gemm = find_kind(tail_plan, CG_STEP_PLANAR_1X1);
