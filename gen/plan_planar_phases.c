@@ -93,7 +93,8 @@ void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims) {
  * 6 x 2 then spilled: S2 35 ms against 27 for 4 x 2). The channels are evened out over the
  * blocks so the last is not a sliver (128 channels on AVX-512: 16 blocks of 8, not 15 of 9),
  * among the tiles that need at most a tenth more blocks than the tallest: on AVX2 the even
- * 4 x 2 took a quarter more blocks, each a pass over dy, than 5 x 2 (S2 1.08x with 5). */
+ * 4 x 2 took a quarter more blocks, each a pass over dy, than 5 x 2 (S2 with 5: 1.02x on two
+ * cores of a Zen 3, 1.10x on one; ResNet's 256-channel 28x28 stride-2 dx 1.19x on two). */
 static void choose_tile(cg_step *step, const cg_isa_budget *budget, int64_t band_vectors) {
     int nv = budget->max_nv < 3 ? budget->max_nv : 3;
     while (nv > 1 && cg_ceil_div(band_vectors, nv) * nv * 10 > band_vectors * 11) nv--;
