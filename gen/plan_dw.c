@@ -196,14 +196,21 @@ static void depthwise_padding_tile(cg_isa isa, int64_t row_taps, cg_step *part) 
  * filters). */
 static void depthwise_tap_registers(cg_isa isa, int64_t taps, int64_t row_taps, int forced_nv,
                                     cg_step *part) {
-    const int registers = cg_isa_budget_of(isa)->registers;
-    for (int nv = part->nv; nv >= 1 && (forced_nv <= 0 || nv == forced_nv); nv--)
+    const cg_isa_budget *budget = cg_isa_budget_of(isa);
+    const int registers = budget->registers, line_vectors = 64 / (4 * budget->vlen);
+    for (int nv = part->nv; nv >= 1 && (forced_nv <= 0 || nv == forced_nv); nv--) {
+        /* Not in blocks of part of a line where whole lines were planned: AVX2's 3x3 taps fit
+         * the registers only in blocks of one ymm, half a line a pixel, whose other half the
+         * next block reads again (MobileNet's 7x7 1024-channel NHWC dw, two cores of a Zen 3:
+         * `convgrad tune`'s 2-vector blocks by filter rows 0.108 ms against 0.21). */
+        if (forced_nv <= 0 && nv < line_vectors && part->nv >= line_vectors) break;
         if (taps * nv + nv + 1 <= registers) {
             part->nv = nv;
             part->taps_held = 1;
             if (forced_nv <= 0) depthwise_padding_tile(isa, row_taps, part);
             return;
         }
+    }
     while (part->nv > 1 && forced_nv <= 0 && row_taps * part->nv + part->nv + 1 > registers)
         part->nv--;
 }

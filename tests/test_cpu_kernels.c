@@ -601,12 +601,14 @@ static void test_depthwise_dw_staged(void **state) {
         "\"n\":2,\"c\":600,\"k\":600,\"groups\":600,\"input\":[13],\"filter\":[5],"
         "\"stride\":[2],\"pad\":[2]}]}";
     /* planned as for an AMD CPU: on Intel's AVX-512 the 512 channels take 4-vector blocks by
-     * filter rows instead (intel_depthwise_tile, test_intel_depthwise_tile) */
+     * filter rows instead (intel_depthwise_tile, test_intel_depthwise_tile); AVX2 stages the
+     * 1-D row alone (its 3x3 taps would be held only in half-line blocks of one ymm) */
     check_override_pack("depthwise_dw_staged", config, "{}", "CONVGRAD_CPU_VENDOR=amd",
                         "d=%s/src; test $(grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | wc -l) "
-                        "-eq 6 && grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | xargs grep -q "
+                        "-eq 4 && grep -l 'define X_STAGED 1$' $d/*dwbwdw*.c | xargs grep -q "
                         "'define X_BY_COLUMNS 1$' && test $(grep -l 'define X_STAGED 1$' "
-                        "$d/*dwbwdw*.c | xargs grep -l 'define PREFETCH_BLOCKS 1$' | wc -l) -eq 6");
+                        "$d/*dwbwdw*.c | xargs grep -l 'define PREFETCH_BLOCKS 1$' | wc -l) -eq 4"
+                        " && grep -q 'define X_STAGED 1$' $d/*dwbwdw*__avx2.c");
 }
 
 /* Depthwise dw taken by x column (every tap held, rows unrolled), read in place on each CPU
@@ -631,10 +633,12 @@ static void test_depthwise_dw_by_columns(void **state) {
         "\"layout\":\"NHWC\",\"n\":2,\"c\":64,\"k\":64,\"groups\":64,\"input\":[6,9],"
         "\"filter\":[3,3],\"pad_lo\":[0,2],\"pad_hi\":[2,0]}]}";
     /* planned as for an Intel CPU, whose tile rules hold the 64-channel problem's taps (on
-     * AMD's AVX-512 it takes a 4-vector block by filter rows) */
+     * AMD's AVX-512 it takes a 4-vector block by filter rows); on AVX2 the 40-channel one,
+     * whose blocks are one ymm from the start, alone */
     check_override_pack("depthwise_dw_by_columns", config, "{}", "CONVGRAD_CPU_VENDOR=intel",
                         "d=%s/src; test $(grep -l 'define X_BY_COLUMNS 1$' $d/*dwbwdw*.c | "
-                        "xargs grep -l 'define X_STAGED 0$' | wc -l) -eq 6");
+                        "xargs grep -l 'define X_STAGED 0$' | wc -l) -eq 4 && "
+                        "grep -q 'define X_BY_COLUMNS 1$' $d/*dwbwdw*__avx2.c");
     /* rows of 14 pixels on Intel's AVX-512: 2-vector blocks held, x staged, by column, where x
      * is 16-bit (bf16) or x and dy pass the cores' L2s (f32 against a claimed 64 KiB L2) */
     static const char rows14[] =

@@ -1992,7 +1992,7 @@ static void test_narrow_turned_dy_tile(void **state) {
  * 1.6 MB, keeps 4 by filter rows; bf16 at batch 2 takes 2 held), 2 held on stride-1
  * rows of f32 pixels where 4 by filter rows were taken (128 and 256 channels; stride 2 and a
  * bf16 x read in place, whose 4-vector blocks are line pairs, keep them); other vendors, AVX2
- * and a forced nv keep the rules before it. */
+ * and a forced nv keep the rules before it; AVX2 holds no taps in half-line blocks. */
 static void test_intel_depthwise_tile(void **state) {
     (void)state;
     static const struct {
@@ -2048,6 +2048,10 @@ static void test_intel_depthwise_tile(void **state) {
     assert_true(part->nv == same->nv && part->taps_held == same->taps_held);
     free(plan);
     free(other);
+    /* AVX2 holds no taps in blocks of half a line (one ymm): 2-vector blocks by filter rows */
+    part = planned_step(cases[3].problem, &amd_avx2, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
+    assert_true(part->nv == 2 && !part->taps_held);
+    free(plan);
 }
 
 /* A depthwise dw whose x rows are staged (pixels of 2 KiB and more) prefetches the next
