@@ -1308,8 +1308,9 @@ static void test_dw_x_staged_plan(void **state) {
         {"bwdw-bwdb_f32_nhwc_g1mb8ic2048oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1, 48, 0},
         {"bwdw-bwdb_f32_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
         /* a filter: every tap's x pixels staged (from 64 input channels on), per block (the 9
-         * taps' panels pass a quarter of the L2); not 3 input channels */
-        {"bwdw-bwdb_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 42, 0},
+         * taps' panels pass a quarter of the L2), in panels of 8 tiles on the final row block;
+         * not 3 input channels */
+        {"bwdw-bwdb_f32_nhwc_g1mb8ic256oc256_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 48, 0},
         {"bwdw_f32_nhwc_g1mb8ic3oc64_i224x224_o112x112_f7x7_s2x2_d1x1_pl3x3_ph2x2", 0, 0, 0},
         {"bwdw-bwdb_f32_nhwc_g1mb8ic128oc64_i14x14_o16x16_f1x1_s1x1_d1x1_pl1x1_ph1x1", 0, 0, 0},
         {"bwdw_f32_nchw_g1mb8ic256oc128_i28x28_o28x28_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0, 0, 0},
@@ -1328,6 +1329,26 @@ static void test_dw_x_staged_plan(void **state) {
                      part->x_staged_once, cases[c].once, (long long)part->row_block,
                      (long long)part->block_run);
         if (c == 0) assert_true(part->block_run > 1 && part->row_block == 4);
+        free(plan);
+    }
+    /* Zen 3's caches (32 KiB L1, 512 KiB L2): 1024 channels' x shrink the row block to 2 rows,
+     * and the panel is sized on those (8 tiles of 6), not on the ~512-pixel block before the
+     * shrink (one tile: too many panels to stage once for the run) */
+    cg_target zen3 = base_target;
+    zen3.isa = CG_ISA_AVX2;
+    zen3.l1_bytes = 32 << 10;
+    zen3.l2_bytes = 512 << 10;
+    static const char *const zen3_cases[] = {
+        "bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+        "bwdw_f32_nhwc_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
+    };
+    for (size_t c = 0; c < sizeof zen3_cases / sizeof zen3_cases[0]; c++) {
+        cg_plan *plan;
+        const cg_step *part = planned_step(zen3_cases[c], &zen3, CG_STEP_DW_PARTIAL, &plan);
+        if (part->row_block != 2 || part->mr != 6 || part->k_chunk != 48 || !part->x_staged_once)
+            fail_msg("%s (zen 3): row block %lld, mr %d, panel %lld, once %d; want 2, 6, 48, 1",
+                     zen3_cases[c], (long long)part->row_block, part->mr,
+                     (long long)part->k_chunk, part->x_staged_once);
         free(plan);
     }
 }
