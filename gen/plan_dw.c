@@ -314,9 +314,21 @@ static int depthwise_x_by_columns(const cg_step *part) {
  * block's lines of the pixels it reads, into the L2 (the row block's rows fit a quarter of it).
  * MobileNet's NHWC dw, two cores, batch 64: 7x7 1024 channels 1.78-2.97 -> 0.46 ms (2 or 4
  * blocks ahead: 0.64, 0.56), 14x14 512 4.0-5.0 -> 1.7-2.2 ms. By filter rows, on 1 KiB and
- * 512 B pixels (28x28 256, 56x56 128 channels), prefetching x, dy or both ran 1.5-2x slower. */
-static int depthwise_prefetch_blocks(const cg_step *part) {
-    return part->x_staged && part->block_run >= 2 ? 1 : 0;
+ * 512 B pixels (28x28 256, 56x56 128 channels), prefetching x, dy or both ran 1.5-2x slower
+ * there (AVX-512: Zen 5, Intel Xeon).
+ * AVX2 on Zen 3 (512 KiB L2) is the other way round where x and dy come from memory (past
+ * half the L3): by filter rows, the row's loads unrolled (one load instruction per pixel, which
+ * no stride prefetcher learns), a block waited on memory for a line per pixel. A line of dy and
+ * one of x (at the last tap: the column new at stride 1) per pixel for the next block:
+ * MobileNet's NHWC dw, batch 8, interleaved, two cores: 56x56 128 channels 1.78 -> 0.97 ms,
+ * 112x112 32 1.72 -> 1.12, 112x112 64 stride 2 1.04x; one core 2.07x, 1.79x, 1.00x. Where
+ * x and dy stay in the L3 between runs (28x28 256, 14x14 512: 12.8 and 3.2 MB) the prefetches
+ * only took load slots: 0.75-0.82x. */
+static int depthwise_prefetch_blocks(const cg_target *target, const cg_step *part) {
+    if (part->block_run < 2) return 0;
+    if (part->x_staged) return 1;
+    return target->isa == CG_ISA_AVX2 && !part->taps_held &&
+           cg_view_bytes(&part->src) + cg_view_bytes(&part->src2) > cg_target_l3_bytes(target) / 2;
 }
 
 /* A depthwise dw item takes a run of channel blocks over its split's rows, a block of rows
@@ -359,7 +371,7 @@ static int64_t depthwise_block_runs(const cg_target *target, const cg_dims *dims
                    pixel_bytes >
                target->l2_bytes / 4)
         part->row_block--;
-    part->prefetch_blocks = depthwise_prefetch_blocks(part);
+    part->prefetch_blocks = depthwise_prefetch_blocks(target, part);
     return cg_ceil_div(blocks, part->block_run);
 }
 

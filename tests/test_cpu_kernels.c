@@ -657,6 +657,27 @@ static void test_depthwise_dw_by_columns(void **state) {
                         "-eq $n");
 }
 
+/* Channels-last depthwise dw by filter rows on AVX2, where x and dy pass half the L3 (here a
+ * claimed 64 KiB one): each block prefetches the next block's lines of its pixels (dy, and x
+ * at the last tap), f32 at stride 1 and bf16 at stride 2 with asymmetric padding, db too. The
+ * prefetches touch no output, so the pack must match the reference as without them. */
+static void test_depthwise_dw_prefetch(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"prefetch_rows\",\"op\":\"bwd_weight\",\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":64,\"k\":64,\"groups\":64,\"input\":[9,10],"
+        "\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"prefetch_s2_bf16\",\"op\":[\"bwd_weight\",\"bwd_bias\"],"
+        "\"dtype\":\"bf16\",\"layout\":\"NHWC\",\"n\":2,\"c\":48,\"k\":48,\"groups\":48,"
+        "\"input\":[9,11],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[1,0],"
+        "\"pad_hi\":[0,1]}]}";
+    check_override_pack("depthwise_dw_prefetch", config, "{}",
+                        "CONVGRAD_CPU_VENDOR=amd CONVGRAD_L3_BYTES=65536",
+                        "d=%s/src; test $(grep -l 'define PREFETCH_BLOCKS 1$' $d/*dwbwdw*__avx2.c "
+                        "| xargs grep -l 'define TAPS_HELD 0$' | wc -l) -eq 2");
+}
+
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
  * only large problems plan it, on small ones. Fused: a target that claims a 96 KiB L2 makes
  * chunks of two tiles (a split's tiles in several chunks, chunks that cross tile rows and
@@ -2232,6 +2253,7 @@ int main(void) {
         cmocka_unit_test(test_dw_x_staged),
         cmocka_unit_test(test_dw_x_staged_planar),
         cmocka_unit_test(test_depthwise_dw_by_columns),
+        cmocka_unit_test(test_depthwise_dw_prefetch),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),

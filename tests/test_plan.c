@@ -2104,6 +2104,35 @@ static void test_depthwise_prefetch_blocks(void **state) {
         if (cases[c].prefetch) assert_true(part->block_run >= 2);
         free(plan);
     }
+    /* AVX2 by filter rows (taps not held): where x and dy pass half the L3, each block
+     * prefetches the next one's lines (56x56 128 channels at batch 8, 25.7 MB); not where they
+     * stay in it between runs (28x28 256 channels, 12.8 MB), nor on AVX-512 */
+    static const struct {
+        const char *problem;
+        cg_isa isa;
+        int prefetch;
+    } rows_cases[] = {
+        {"bwdw_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 1},
+        {"bwdw_f32_nhwc_g32mb8ic32oc32_i112x112_o112x112_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 1},
+        {"bwdw_f32_nhwc_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0},
+        {"bwdw_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0},
+    };
+    for (size_t c = 0; c < sizeof rows_cases / sizeof rows_cases[0]; c++) {
+        cg_target target = base_target;
+        target.isa = rows_cases[c].isa;
+        target.l1_bytes = 32 << 10;
+        target.l2_bytes = 512 << 10;
+        cg_plan *plan;
+        const cg_step *part =
+            planned_step(rows_cases[c].problem, &target, CG_STEP_DW_DEPTHWISE_PARTIAL, &plan);
+        if (part->prefetch_blocks != rows_cases[c].prefetch ||
+            (rows_cases[c].isa == CG_ISA_AVX2 && (part->taps_held || part->x_staged)))
+            fail_msg("%s (%s): prefetch %d blocks, held %d, staged %d; want %d by filter rows",
+                     rows_cases[c].problem, cg_isa_name(rows_cases[c].isa),
+                     part->prefetch_blocks, part->taps_held, part->x_staged,
+                     rows_cases[c].prefetch);
+        free(plan);
+    }
 }
 
 /* A dw tile of fewer than 4 input channels keeps its turned dy row block in half the L1 (the
