@@ -1090,6 +1090,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         cg_values_int(v, "BY_COLUMNS", s->by_columns);
         cg_values_int(v, "BATCH", s->src.n);
         cg_values_int(v, "W_LOCAL", s->w_local_ci > 0);
+        cg_values_int(v, "PREFETCH_ROW", s->prefetch_row);
         weight_walk(v, p, s);
         set_view_vectors(v, "SRC", view_dtype(p, &s->src), 0);
         set_view_vectors(v, "DST", view_dtype(p, &s->dst), 1);

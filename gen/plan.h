@@ -224,6 +224,8 @@ typedef struct cg_step {
                                  DEPTHWISE: unchecked tiles by source column (16-bit source) */
     int prefetch_blocks;      /* DW_DEPTHWISE_PARTIAL: a block prefetches the lines of the block
                                  this many ahead in the pixels it reads (0: none) */
+    int prefetch_row;         /* DEPTHWISE: each block prefetches its share of the source row the
+                                 next row item's last filter row reads */
     int64_t col_period;       /* PLANAR_DW_PARTIAL: > 0, planes flattened into rows of this
                                  many columns; col_offset[t]: tap t's column offset */
     int32_t col_offset[CG_MAX_TAPS];

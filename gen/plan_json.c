@@ -340,6 +340,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
         if (s->pack_taps) put_int(b, obj, "pack_taps", s->pack_taps); /* the phases' shared pack */
         /* items of one channel block over every row, each packing its block's weights */
         if (s->kind == CG_STEP_DEPTHWISE && s->w_local_ci) put_bool(b, obj, "block_items", 1);
+        if (s->prefetch_row) put_bool(b, obj, "prefetch_row", 1); /* DEPTHWISE */
         if (s->kind == CG_STEP_CONV && s->block_run > 0) {
             put_int(b, obj, "block_run", s->block_run);
             put_int(b, obj, "plane_run", s->plane_run);

@@ -657,11 +657,12 @@ static void test_depthwise_dw_by_columns(void **state) {
                         "-eq $n");
 }
 
-/* Channels-last depthwise dw by filter rows on AVX2, where x and dy pass half the L3 (here a
- * claimed 64 KiB one): each block prefetches the next block's lines of its pixels (dy, and x
- * at the last tap), f32 at stride 1 and bf16 at stride 2 with asymmetric padding, db too. The
- * prefetches touch no output, so the pack must match the reference as without them. */
-static void test_depthwise_dw_prefetch(void **state) {
+/* The AVX2 prefetches of channels-last depthwise kernels, planned where their tensors pass
+ * half the L3 (here a claimed 64 KiB one). The prefetches touch no output, so each pack must
+ * match the reference as without them. dw by filter rows: each block prefetches the next
+ * block's lines of its pixels (dy, and x at the last tap), f32 at stride 1 and bf16 at stride
+ * 2 with asymmetric padding, db too. */
+static void test_depthwise_prefetches(void **state) {
     (void)state;
     static const char config[] =
         "{\"problems\": ["
@@ -676,6 +677,24 @@ static void test_depthwise_dw_prefetch(void **state) {
                         "CONVGRAD_CPU_VENDOR=amd CONVGRAD_L3_BYTES=65536",
                         "d=%s/src; test $(grep -l 'define PREFETCH_BLOCKS 1$' $d/*dwbwdw*__avx2.c "
                         "| xargs grep -l 'define TAPS_HELD 0$' | wc -l) -eq 2");
+    /* dx and fwd row items likewise: each of 4 channel blocks asks for its share of the next
+     * item's last source row (depthwise.c.in PREFETCH_ROW); the stride-2 dx in 4 phases, the
+     * last row item of each thread's range asks for none */
+    static const char rows_config[] =
+        "{\"problems\": ["
+        "{\"name\":\"prefetch_row_dx\",\"op\":\"bwd_data\",\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":64,\"k\":64,\"groups\":64,\"input\":[9,10],"
+        "\"filter\":[3,3],\"pad\":[1,1]},"
+        "{\"name\":\"prefetch_row_s2_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\","
+        "\"layout\":\"NHWC\",\"n\":2,\"c\":56,\"k\":56,\"groups\":56,\"input\":[9,11],"
+        "\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]},"
+        "{\"name\":\"prefetch_row_fwd\",\"op\":\"fwd\",\"dtype\":\"f32\","
+        "\"layout\":\"NHWC\",\"n\":1,\"c\":64,\"k\":64,\"groups\":64,\"input\":[7,12],"
+        "\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]}]}";
+    check_override_pack("depthwise_row_prefetch", rows_config, "{}",
+                        "CONVGRAD_CPU_VENDOR=amd CONVGRAD_L3_BYTES=65536",
+                        "d=%s/src; test $(grep -l 'define PREFETCH_ROW 1$' $d/*dw*__avx2.c "
+                        "| wc -l) -ge 6");
 }
 
 /* Winograd dw (not among the edge-case families: its kernels are the slowest to compile), as
@@ -2253,7 +2272,7 @@ int main(void) {
         cmocka_unit_test(test_dw_x_staged),
         cmocka_unit_test(test_dw_x_staged_planar),
         cmocka_unit_test(test_depthwise_dw_by_columns),
-        cmocka_unit_test(test_depthwise_dw_prefetch),
+        cmocka_unit_test(test_depthwise_prefetches),
         cmocka_unit_test(test_conv_row_blocks),
         cmocka_unit_test(test_planar_1x1_passes),
         cmocka_unit_test(test_planar_1x1_nt_stores),

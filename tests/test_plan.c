@@ -2079,6 +2079,45 @@ static void test_intel_depthwise_tile(void **state) {
  * block's lines where its item walks a run of blocks: MobileNet's 7x7 on 1024 channels (batch
  * 64) and 14x14 on 512; by filter rows (28x28 on 256, 56x56 on 128 channels) it does not, nor
  * where every block is an item of its own (one row of 512 channels for 16 threads). */
+/* A channels-last depthwise dx (or fwd) row item on AVX2 has each channel block ask for its
+ * share of the next item's new source row, where dy and dx pass half the L3 and the blocks
+ * are 4 or more: MobileNet's 56x56 128-channel dx at batch 8 (25.7 MB, 8 blocks) and the
+ * 112x112 64-channel stride-2 one's 4 phases; not the 112x112 32-channel (2 blocks), not
+ * 28x28 256 channels (12.8 MB), not on AVX-512. */
+static void test_depthwise_prefetch_row(void **state) {
+    (void)state;
+    static const struct {
+        const char *problem;
+        cg_isa isa;
+        int prefetch, steps;
+    } cases[] = {
+        {"bwdd_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 1, 1},
+        {"bwdd_f32_nhwc_g64mb8ic64oc64_i112x112_o56x56_f3x3_s2x2_d1x1_pl0x0_ph1x1", CG_ISA_AVX2, 1, 4},
+        {"bwdd_f32_nhwc_g32mb8ic32oc32_i112x112_o112x112_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 1},
+        {"bwdd_f32_nhwc_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX2, 0, 1},
+        {"bwdd_f32_nhwc_g128mb8ic128oc128_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cg_target target = base_target;
+        target.isa = cases[c].isa;
+        target.l1_bytes = 32 << 10;
+        target.l2_bytes = 512 << 10;
+        cg_problem raw = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &target);
+        int steps = 0, prefetching = 0;
+        for (int i = 0; i < plan->step_count; i++)
+            if (plan->steps[i].kind == CG_STEP_DEPTHWISE) {
+                steps++;
+                prefetching += plan->steps[i].prefetch_row;
+            }
+        if (steps != cases[c].steps || prefetching != cases[c].prefetch * steps)
+            fail_msg("%s (%s): %d of %d depthwise steps prefetch rows; want %s of %d",
+                     cases[c].problem, cg_isa_name(cases[c].isa), prefetching, steps,
+                     cases[c].prefetch ? "all" : "none", cases[c].steps);
+        free(plan);
+    }
+}
+
 static void test_depthwise_prefetch_blocks(void **state) {
     (void)state;
     static const struct {
@@ -4054,6 +4093,7 @@ int main(void) {
         cmocka_unit_test(test_narrow_turned_dy_tile),
         cmocka_unit_test(test_intel_depthwise_tile),
         cmocka_unit_test(test_depthwise_prefetch_blocks),
+        cmocka_unit_test(test_depthwise_prefetch_row),
         cmocka_unit_test(test_narrow_dw_tile_row_block),
         cmocka_unit_test(test_folded_1x1_dw),   cmocka_unit_test(test_dw_1x1_gemm),
         cmocka_unit_test(test_dw_split_cl), cmocka_unit_test(test_dw_split_cl_direct),
