@@ -460,6 +460,13 @@ static void stage_x_pixels(const cg_target *target, const cg_dims *dims, int x_1
     part->x_staged = 1;
 }
 
+/* AVX2, a channels-last 1x1 dw with staged x: the row block is sized so that a run stages its
+ * x panels once (stage_x_once), not by the x rows read in place (x_planar_block_runs). */
+static int shrinks_to_stage_once(const cg_target *target, const cg_step *part) {
+    return target->isa == CG_ISA_AVX2 && part->x_staged && !part->x_planar &&
+           part->taps[0] * part->taps[1] * part->taps[2] == 1;
+}
+
 /* The staged x panel: 8 tiles of input channels, fewer where a row block's panel would pass a
  * third of the L1 (the dy block takes half). Sized once the row block is final: sized on the
  * ~512-pixel block that x_planar_block_runs then shrinks (to 2 rows where a 512 KiB L2 holds
@@ -506,10 +513,12 @@ static void stage_x_once(const cg_target *target, cg_step *part) {
      * ResNet's NHWC 1024 <- 256 1x1 dw at 14x14 on Zen 3 (512 KiB L2; 64 blocks a run, rows of
      * 9 staged per block), two cores, batch 8, interleaved: 8.92 -> 6.56 ms with rows of 8
  * (f16 30.6 -> 5.8); one core 1.66x, and 1.64x, 1.97x on the 1024 <- 512 stride-2 and 512 <-
- * 1024 layers that one core had staged per block. AVX2 only: measured on Zen 3 alone. */
-    const int one_tap = part->taps[0] * part->taps[1] * part->taps[2] == 1;
-    while (target->isa == CG_ISA_AVX2 && !part->x_planar && one_tap && !part->x_staged_once &&
-           part->row_block > 1) {
+ * 1024 layers that one core had staged per block. Sized so from the ~512-pixel block, not the
+ * one x_planar_block_runs keeps x in place in a quarter of the L2 with: the 1024 <- 512
+ * stride-2 layer's row block of 2 rows became 4 (the partial's round trips through the L3
+ * halved), 1.18x (1.01-1.49, 11 rounds) on two cores, level on one. AVX2 only: measured on
+ * Zen 3 alone. */
+    while (shrinks_to_stage_once(target, part) && !part->x_staged_once && part->row_block > 1) {
         part->row_block--;
         size_x_panel(target, part);
         const int64_t panel_bytes = cg_ceil_div(part->cin_g, part->k_chunk) * part->out[2] *
@@ -635,7 +644,9 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
      * (4.7 MiB slices, 56 rows of 7): 5.54 -> 4.47 ms against row blocks of 4 rows; its
      * 256 <- 256 at 28x28 (1.2 MiB slices, partly in the L2) ran 3% slower so and keeps them. */
     const int64_t slice_bytes = part->block_run * part->nv * part->vlen * part->cin_g * dims->taps * 4;
-    while (part->row_block > 1 && slice_bytes <= 2 * target->l2_bytes) {
+    /* (not where stage_x_once sizes the row block by the staged panels instead) */
+    while (!shrinks_to_stage_once(target, part) && part->row_block > 1 &&
+           slice_bytes <= 2 * target->l2_bytes) {
         if (part->cin_g * x_rows_read(dims, part->row_block) * dims->in[2] * x_elem_bytes <=
             target->l2_bytes / 4)
             break;

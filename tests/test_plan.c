@@ -1338,8 +1338,9 @@ static void test_dw_x_staged_plan(void **state) {
     zen3.isa = CG_ISA_AVX2;
     zen3.l1_bytes = 32 << 10;
     zen3.l2_bytes = 512 << 10;
-    /* ... and on AVX2 a run's row block shrinks until its panels are staged once: 256 input
-     * channels in rows of 9 staged per block (3 tiles a panel), in rows of 8 once (4 tiles) */
+    /* ... and on AVX2 a run's row block shrinks from the ~512-pixel block until its panels are
+     * staged once: 256 input channels in rows of 9 staged per block (3 tiles a panel), in
+     * rows of 8 once (4 tiles) */
     static const struct {
         const char *problem;
         int64_t row_block, panel;
@@ -1347,6 +1348,9 @@ static void test_dw_x_staged_plan(void **state) {
         {"bwdw_f32_nhwc_g1mb8ic1024oc512_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 2, 48},
         {"bwdw_f32_nhwc_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 2, 48},
         {"bwdw_f32_nhwc_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 8, 24},
+        /* sized from the ~512-pixel block: 4 rows of 512 channels' panels, where x read in
+         * place would have kept 2 */
+        {"bwdw_f32_nhwc_g1mb8ic512oc1024_i28x28_o14x14_f1x1_s2x2_d1x1_pl0x0_ph0x0", 4, 48},
     };
     for (size_t c = 0; c < sizeof zen3_cases / sizeof zen3_cases[0]; c++) {
         cg_plan *plan;
