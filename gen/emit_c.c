@@ -438,6 +438,11 @@ static void set_planar_phase_taps(cg_template_values *v, const cg_step *s) {
     cg_values_int(v, "SW", s->stride[2]);
     cg_values_int(v, "BMIN", bmin);
     cg_values_int(v, "SHIFTS", bmax - bmin + 1);
+    const cg_phase_padding pad = cg_planar_phase_padding(s);
+    cg_values_int(v, "PAD_TOP", pad.top);
+    cg_values_int(v, "PAD_LEFT", pad.left);
+    cg_values_int(v, "PAD_RIGHT", pad.right);
+    cg_values_int(v, "STAGE_ROWS", pad.top + s->src.logical[1] + pad.bottom);
     cg_values_int(v, "BAND_ROWS", s->item_rows);
     cg_values_int(v, "STREAM", s->stream);
     cg_values_int(v, "WRITE_STEP", s->row_block);

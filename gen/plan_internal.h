@@ -73,6 +73,12 @@ int cg_unpadded_1x1(const cg_dims *dims);
 /* plan_planar_phases.c: strided 2-D dx as a GEMM per stride phase over flattened planes. */
 int cg_planar_phases_applies(const cg_plan *plan, const cg_dims *dims);
 cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg);
+/* A padded stage's zero rows above and below dy and columns left and right of it: as many as
+ * the taps of a PLANAR_PHASES step (sorted, phase-relative) reach past dy's plane. */
+typedef struct cg_phase_padding {
+    int64_t top, bottom, left, right;
+} cg_phase_padding;
+cg_phase_padding cg_planar_phase_padding(const cg_step *step);
 /* Sorts a dx step's filter taps by the 2-D stride phase they feed (phase_tap_end) with their dy
  * shifts in phase units (tap_offset[t] = {0, a, b}). */
 void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims);

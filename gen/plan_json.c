@@ -297,6 +297,7 @@ static void put_step(builder *b, cJSON *list, const cg_step *s, int index) {
     case CG_STEP_PLANAR_PHASES:
         put_tile(b, obj, s);
         put_bool(b, obj, "in_staged", s->in_staged);
+        if (s->in_staged == 2) put_bool(b, obj, "stage_padded", 1);
         break;
     case CG_STEP_DW_GEMM_1X1:
         put_tile(b, obj, s);

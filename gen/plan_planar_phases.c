@@ -115,14 +115,59 @@ static void choose_tile(cg_step *step, const cg_isa_budget *budget, int64_t band
     step->mr = best;
 }
 
+/* The row width the phase planes are walked with: dy's, or a padded stage's. */
+static int64_t walk_width(const cg_step *step) {
+    const cg_phase_padding pad = cg_planar_phase_padding(step);
+    return step->src.logical[2] + (step->in_staged == 2 ? pad.left + pad.right : 0);
+}
+
 /* Stack bytes of a call with bands of `rows` phase rows: the phase bands (two when streaming:
  * the writer drains one while the tiles fill the other) and the mirror of one channel's run. */
 static int64_t stack_bytes(const cg_step *step, int64_t rows, int vlen, int64_t esize) {
-    const int64_t phases = step->stride[1] * step->stride[2], width = step->src.logical[2];
+    const int64_t phases = step->stride[1] * step->stride[2], width = walk_width(step);
     const int64_t vectors = cg_ceil_div(cg_ceil_div(rows * width, vlen), step->nv) * step->nv;
     const int64_t bands = (step->stream ? 2 : 1) * (phases * step->mr * vectors * vlen + vlen) * 4;
     const int64_t mirror = (step->stride[1] * rows * step->dst.logical[2]) * esize + 128 + 8 * vlen;
     return bands + (step->stream ? mirror : 0);
+}
+
+/* AVX2: a group's dy planes padded on the stack (planar_phases.c.in PADDED), where they take
+ * at most an eighth of the L2 and the padding columns at most an eighth of a row. The taps'
+ * lane masks and clipped loads (on AVX2 an AND per loaded vector on the FMAs' ports, masks
+ * held in registers, and the per-tap scalar work that picks them, beside 8 channels' FMAs)
+ * cost S6 (8 channels a group, 25-position rows: one padding column, one row) a fifth of its
+ * time. Zen 3, interleaved: S6 20.5 -> 16.8 ms on two cores (1.22x, 9 rounds 1.15-1.23), one
+ * core 1.23x, f16 1.42x and bf16 1.40x (converted as staged, where they had been read in place
+ * as streamed); ResNeXt's 32-group 512-channel 56x56 stride-2 dx 1.19x. */
+#define PHASES_PADDED_SHARE 8
+static int pads_stage(const cg_plan *plan, const cg_step *step) {
+    if (plan->target.isa != CG_ISA_AVX2 || plan->target.l2_bytes <= 0) return 0;
+    const cg_phase_padding pad = cg_planar_phase_padding(step);
+    const int64_t width = step->src.logical[2], extra = pad.left + pad.right;
+    const int64_t bytes =
+        step->cin_g * (pad.top + step->src.logical[1] + pad.bottom) * (width + extra) * 4;
+    return extra * PHASES_PADDED_SHARE <= width &&
+           bytes * PHASES_PADDED_SHARE <= plan->target.l2_bytes;
+}
+
+cg_phase_padding cg_planar_phase_padding(const cg_step *step) {
+    const int64_t taps = step->taps[0] * step->taps[1] * step->taps[2];
+    int64_t amin = 0, amax = 0, bmin = 0, bmax = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        const int64_t a = step->tap_offset[t][1], b = step->tap_offset[t][2];
+        if (t == 0 || a < amin) amin = a;
+        if (t == 0 || a > amax) amax = a;
+        if (t == 0 || b < bmin) bmin = b;
+        if (t == 0 || b > bmax) bmax = b;
+    }
+    /* phase rows and columns reach ceil(out / stride) - 1; dy rows and columns end at in - 1 */
+    const int64_t rows = cg_ceil_div(step->dst.logical[1], step->stride[1]);
+    const int64_t cols = cg_ceil_div(step->dst.logical[2], step->stride[2]);
+    const int64_t below = rows - 1 + amax - (step->src.logical[1] - 1);
+    const int64_t right = cols - 1 + bmax - (step->src.logical[2] - 1);
+    cg_phase_padding pad = {amin < 0 ? -amin : 0, below > 0 ? below : 0, bmin < 0 ? -bmin : 0,
+                            right > 0 ? right : 0};
+    return pad;
 }
 
 cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
@@ -140,18 +185,21 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
      * next work item (a write pass after each item left the FMAs idle meanwhile) */
     const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
     step->stream = dx_over_l3(plan, dims);
+    step->in_staged = pads_stage(plan, step) ? 2 : 0;
     /* bands: the whole phase plane where the stack allows it, else the most rows that fit */
     int64_t rows = phase_rows, cap = plan->target.l2_bytes / 2;
     if (cap <= 0 || cap > PHASES_STACK_CAP) cap = PHASES_STACK_CAP;
     while (rows > 1 && stack_bytes(step, rows, budget->vlen, esize) > cap) rows--;
     step->item_rows = rows;
     const int64_t stage = step->cin_g * cg_prod(step->src.logical, 3) * 4;
-    step->in_staged = p->dtype != CG_F32 && !step->stream && stage <= PHASES_STAGE_CAP &&
-                      stage + stack_bytes(step, rows, budget->vlen, esize) <=
-                          (plan->target.l2_bytes > 0 ? plan->target.l2_bytes : PHASES_STACK_CAP);
+    if (step->in_staged != 2)
+        step->in_staged = p->dtype != CG_F32 && !step->stream && stage <= PHASES_STAGE_CAP &&
+                          stage + stack_bytes(step, rows, budget->vlen, esize) <=
+                              (plan->target.l2_bytes > 0 ? plan->target.l2_bytes
+                                                         : PHASES_STACK_CAP);
     /* phase rows written per tile: an item's rows spread over the next item's tiles */
     const int64_t tiles = step->stride[1] * step->stride[2] *
-                          (cg_ceil_div(rows * width, budget->vlen) / step->nv);
+                          (cg_ceil_div(rows * walk_width(step), budget->vlen) / step->nv);
     step->row_block = tiles > 0 ? cg_ceil_div(step->mr * rows, tiles) : rows;
     if (step->row_block < 1) step->row_block = 1;
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);

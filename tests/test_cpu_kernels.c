@@ -914,6 +914,32 @@ static void test_stride_phase_planes(void **state) {
                              "! grep -q 'BAND_ROWS 85$' $f");
 }
 
+/* The phase kernel on AVX2 with its dy planes staged padded (planar_phases.c.in PADDED: zero
+ * rows and columns where the taps reach past dy, no lane masks), claiming Zen 3's 512 KiB L2
+ * and, so that 8-channel groups stream, a 64 KiB L3: S6's shape in small (8-channel groups,
+ * 2 blocks of 4 output channels), bf16 converted as it is staged, asymmetric padding with
+ * dilation 2 (taps reaching past both sides), and a 1-D line. AVX-512 reads dy in place. */
+static void test_stride_phases_padded(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"padded_g8\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":32,\"k\":32,\"groups\":4,\"input\":[40,41],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"padded_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[40,45],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"padded_dil\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":12,\"k\":16,\"groups\":2,\"input\":[40,46],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"dilation\":[2,2],\"pad_lo\":[2,1],\"pad_hi\":[1,2]},"
+        "{\"name\":\"padded_line\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCW\","
+        "\"n\":4,\"c\":8,\"k\":16,\"input\":[801],\"filter\":[3],\"stride\":[2],\"pad\":[1]}]}";
+    check_override_pack("phases_padded", config, "{}",
+                        "CONVGRAD_L2_BYTES=524288 CONVGRAD_L3_BYTES=65536",
+                        "d=%s/src; test $(grep -l 'define STAGED 2$' $d/*fbwdd*__avx2.c | wc -l) "
+                        "-eq 4 && ! grep -q 'define STAGED 2$' $d/*fbwdd*__avx512.c");
+}
+
 /* Row kernels on channels-first planes (planar_conv), AVX-512 and AVX2, with plain stores and (a
  * target claiming a 4 KiB L3) each output channel's rows through a mirror of its lines and
  * non-temporal stores: 8-channel groups (both stride-2 row phases live, 8 channels x 1 vector)
@@ -2278,6 +2304,7 @@ int main(void) {
         cmocka_unit_test(test_planar_1x1_nt_stores),
         cmocka_unit_test(test_streaming_reorders),
         cmocka_unit_test(test_stride_phase_planes),
+        cmocka_unit_test(test_stride_phases_padded),
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_planar_conv_flat),
         cmocka_unit_test(test_planar_conv_short_rows),

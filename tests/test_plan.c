@@ -24,6 +24,7 @@
 #include "cg_test_support.h"
 #include "kernel_name.h"
 #include "plan.h"
+#include "plan_internal.h"
 #include "plan_json.h"
 #include "tiles.h"
 
@@ -710,6 +711,33 @@ static void test_planar_phases(void **state) {
             fail_msg("%s on %s: %d x %d", tiles[c].problem, cg_isa_name(tiles[c].isa), step->mr,
                      step->nv);
         if (tiles[c].isa == CG_ISA_AVX2) assert_true(step->mr * step->nv + 2 * step->nv + 1 <= 16);
+        free(plan);
+    }
+    /* AVX2 stages small groups' dy planes padded (no lane masks): S6 (8 channels, 26 x 26
+     * planes, 21 KiB), in f32 and bf16 and streamed; not S2 (128 channels: 460 KiB, past an
+     * eighth of the L2), not on AVX-512 */
+    static const struct {
+        const char *problem;
+        cg_isa isa;
+        int staged;
+    } padded[] = {
+        {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 2},
+        {"bwdd_bf16_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 2},
+        {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0},
+        {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
+    };
+    for (size_t c = 0; c < sizeof padded / sizeof padded[0]; c++) {
+        cg_target t = base_target;
+        t.isa = padded[c].isa;
+        t.l2_bytes = 512 << 10;
+        cg_plan *plan;
+        const cg_step *step = planned_step(padded[c].problem, &t, CG_STEP_PLANAR_PHASES, &plan);
+        const cg_phase_padding pad = cg_planar_phase_padding(step);
+        if (step->in_staged != padded[c].staged || pad.top != 0 || pad.bottom != 1 ||
+            pad.left != 0 || pad.right != 1)
+            fail_msg("%s on %s: in_staged %d, padding %lld %lld %lld %lld", padded[c].problem,
+                     cg_isa_name(padded[c].isa), step->in_staged, (long long)pad.top,
+                     (long long)pad.bottom, (long long)pad.left, (long long)pad.right);
         free(plan);
     }
     static const struct {
