@@ -468,11 +468,11 @@ static int shrinks_to_stage_once(const cg_target *target, const cg_step *part) {
 }
 
 /* The staged x panel: 8 tiles of input channels, fewer where a row block's panel would pass a
- * third of the L1 (the dy block takes half). Sized once the row block is final: sized on the
- * ~512-pixel block that x_planar_block_runs then shrinks (to 2 rows where a 512 KiB L2 holds
- * 1024 channels' x), ResNet's NHWC 1024 <- 512 1x1 dw at 14x14 staged one tile of 6 channels
- * (padded to 8) per panel, too many panels to stage once for a run of blocks: each block
- * staged them again. AVX2 on Zen 3, two cores, batch 8, 7 interleaved rounds: that layer
+ * third of the L1 (the dy block takes half), sized once the row block is final. Sized on the
+ * ~512-pixel block before x_planar_block_runs shrank it (to 2 rows where a 512 KiB L2 holds
+ * 1024 channels' x), ResNet's NHWC 1024 <- 512 1x1 dw at 14x14 had staged one tile of 6
+ * channels (padded to 8) a panel, too many panels to stage once for a run of blocks, so each
+ * block staged them again. AVX2 on Zen 3, two cores, batch 8, 7 interleaved rounds: that layer
  * 23.7 -> 12.6 ms, its 256 <- 1024 11.6 -> 5.8, 1024 <- 256 1.11x, the 1024 <- 512 stride-2
  * 1.03x (the only plans that changed, AVX-512's none). */
 static void size_x_panel(const cg_target *target, cg_step *part) {
@@ -507,17 +507,17 @@ static void stage_x_once(const cg_target *target, cg_step *part) {
     if (shrink_rows && part->row_block * row_bytes > cap)
         part->row_block = cap / row_bytes > 1 ? cap / row_bytes : 1;
     part->x_staged_once = part->row_block * row_bytes <= cap;
-    /* A channels-last 1x1 dw's run of blocks shrinks its row block until its panels are
-     * staged once as well (each block staging them again cost more than the partial's
-     * round trips per smaller row block): the panel widens as the rows shrink (size_x_panel).
-     * ResNet's NHWC 1024 <- 256 1x1 dw at 14x14 on Zen 3 (512 KiB L2; 64 blocks a run, rows of
-     * 9 staged per block), two cores, batch 8, interleaved: 8.92 -> 6.56 ms with rows of 8
- * (f16 30.6 -> 5.8); one core 1.66x, and 1.64x, 1.97x on the 1024 <- 512 stride-2 and 512 <-
- * 1024 layers that one core had staged per block. Sized so from the ~512-pixel block, not the
- * one x_planar_block_runs keeps x in place in a quarter of the L2 with: the 1024 <- 512
- * stride-2 layer's row block of 2 rows became 4 (the partial's round trips through the L3
- * halved), 1.18x (1.01-1.49, 11 rounds) on two cores, level on one. AVX2 only: measured on
- * Zen 3 alone. */
+    /* AVX2 (shrinks_to_stage_once): a channels-last 1x1 dw's run of blocks shrinks its row
+     * block until its panels are staged once as well (each block staging them again cost more
+     * than the partial's round trips per smaller row block), the panel widening as the rows
+     * shrink (size_x_panel). ResNet's NHWC 1024 <- 256 1x1 dw at 14x14 on Zen 3 (512 KiB L2;
+     * 64 blocks a run, rows of 9 staged per block), two cores, batch 8, interleaved: 8.92 ->
+     * 6.56 ms with rows of 8 (f16 30.6 -> 5.8); one core 1.66x, and 1.64x, 1.97x on the 1024 <-
+     * 512 stride-2 and 512 <- 1024 layers that one core had staged per block. The shrink starts
+     * from the ~512-pixel block, not from the one x_planar_block_runs keeps x read in place
+     * with (a quarter of the L2): the 1024 <- 512 stride-2 layer's rows of 2 became 4, the
+     * partial's round trips through the L3 halved, 1.18x (1.01-1.49, 11 rounds) on two cores,
+     * level on one. AVX2 only: measured on Zen 3 alone. */
     while (shrinks_to_stage_once(target, part) && !part->x_staged_once && part->row_block > 1) {
         part->row_block--;
         size_x_panel(target, part);
