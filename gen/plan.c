@@ -69,6 +69,10 @@ int64_t cg_target_l3_bytes(const cg_target *target) {
     return target->l3_bytes > 0 ? target->l3_bytes : (int64_t)32 << 20;
 }
 
+int cg_views_past_half_l3(const cg_target *target, const cg_view *a, const cg_view *b) {
+    return cg_view_bytes(a) + cg_view_bytes(b) > cg_target_l3_bytes(target) / 2;
+}
+
 int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize) {
     return cg_planes_bytes(plan, pixels, esize) > plan->target.l3_bytes;
 }

@@ -477,8 +477,7 @@ static int depthwise_prefetches_row(const cg_plan *plan, const cg_step *step) {
     return step->kind == CG_STEP_DEPTHWISE && plan->target.isa == CG_ISA_AVX2 &&
            !step->w_local_ci && step->item_rows == 1 &&
            cg_ceil_div(step->cout_g, (int64_t)step->nv * step->vlen) >= PREFETCH_ROW_MIN_BLOCKS &&
-           cg_view_bytes(&step->src) + cg_view_bytes(&step->dst) >
-               cg_target_l3_bytes(&plan->target) / 2;
+           cg_views_past_half_l3(&plan->target, &step->src, &step->dst);
 }
 
 static void finish_conv(const cg_plan *plan, cg_step *step) {

@@ -328,7 +328,7 @@ static int depthwise_prefetch_blocks(const cg_target *target, const cg_step *par
     if (part->block_run < 2) return 0;
     if (part->x_staged) return 1;
     return target->isa == CG_ISA_AVX2 && !part->taps_held &&
-           cg_view_bytes(&part->src) + cg_view_bytes(&part->src2) > cg_target_l3_bytes(target) / 2;
+           cg_views_past_half_l3(target, &part->src, &part->src2);
 }
 
 /* A depthwise dw item takes a run of channel blocks over its split's rows, a block of rows
@@ -494,11 +494,16 @@ static void size_x_panel(const cg_target *target, cg_step *part) {
  * 128 at 28x28 3.35 -> 3.03, 256 <- 512 at 28x28 6.36 -> 5.87, 256 <- 64 at 56x56 3.65 ->
  * 3.35; the eight layers with runs 2-11% faster. */
 #define DW_X_ONCE_STACK_CAP ((int64_t)512 << 10)
+/* Stack bytes of one output row's staged x panels: every tap's, every panel of k_chunk input
+ * channels padded to whole vectors. */
+static int64_t staged_row_bytes(const cg_step *part) {
+    return part->taps[0] * part->taps[1] * part->taps[2] * cg_ceil_div(part->cin_g, part->k_chunk) *
+           part->out[2] * (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen) * 4;
+}
+
 static void stage_x_once(const cg_target *target, cg_step *part) {
     if (part->kind != CG_STEP_DW_PARTIAL || !part->x_staged || part->block_run < 2) return;
-    const int64_t row_bytes = part->taps[0] * part->taps[1] * part->taps[2] *
-                              cg_ceil_div(part->cin_g, part->k_chunk) * part->out[2] *
-                              (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen) * 4;
+    const int64_t row_bytes = staged_row_bytes(part);
     const int64_t cap = target->l2_bytes / 4 < DW_X_ONCE_STACK_CAP ? target->l2_bytes / 4
                                                                    : DW_X_ONCE_STACK_CAP;
     /* 16-bit planes at column stride 1 (staged to convert them) shrink the row block until
@@ -520,10 +525,8 @@ static void stage_x_once(const cg_target *target, cg_step *part) {
      * level on one. AVX2 only: measured on Zen 3 alone. */
     while (shrinks_to_stage_once(target, part) && !part->x_staged_once && part->row_block > 1) {
         part->row_block--;
-        size_x_panel(target, part);
-        const int64_t panel_bytes = cg_ceil_div(part->cin_g, part->k_chunk) * part->out[2] *
-                                    (cg_ceil_div(part->k_chunk, part->vlen) * part->vlen) * 4;
-        part->x_staged_once = part->row_block * panel_bytes <= cap;
+        size_x_panel(target, part); /* the panel widens as the rows shrink */
+        part->x_staged_once = part->row_block * staged_row_bytes(part) <= cap;
     }
 }
 

@@ -26,6 +26,9 @@ int cg_planes_over_l3(const cg_plan *plan, int64_t pixels, int64_t esize);
 /* The target's L3 bytes, 32 MiB where the machine did not say (the size the rules that read
  * it were first measured beside). */
 int64_t cg_target_l3_bytes(const cg_target *target);
+/* Whether two tensors (views) take more than half the L3 together: they then come from memory
+ * in each run rather than staying in the L3 between runs (the AVX2 prefetch rules). */
+int cg_views_past_half_l3(const cg_target *target, const cg_view *a, const cg_view *b);
 void cg_view_init(cg_view *view, int64_t n, int64_t channels, const int64_t logical[3],
                   const int64_t pad_lo[3], const int64_t pad_hi[3]);
 int cg_view_padded(const cg_view *view);
