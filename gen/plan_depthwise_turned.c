@@ -22,9 +22,17 @@
 #include "tiles.h"
 
 /* dy rows at least this wide stay with the row kernels, where a row is several whole vectors:
- * turned, MobileNet's 56x56 stride-1 layers ran 0.53-0.59x and the 112x112 stride-2 ones
- * 0.42-0.73x as fast; its 56x56 stride-2 dx (dy rows of 28) 1.3x faster, the dw as fast. */
-#define TURNED_MIN_ROW_KERNEL_WIDTH 56
+ * turned, MobileNet's 56x56 stride-1 layers ran 0.53-0.59x on AVX-512 and the 112x112
+ * stride-2 ones 0.42-0.73x as fast; its 56x56 stride-2 dx (dy rows of 28) 1.3x faster. A dw
+ * takes the row kernel from 3.5 vectors (2 * width >= 7 * vlen: 56 columns on AVX-512, 28 on
+ * AVX2, 14 portable): on the Zen 3's AVX2 (interleaved, batch 8, two cores / one) the 28x28
+ * dw ran 1.74x / 1.62x on it (f16 1.91x / 1.60x, bf16 1.35x / 1.18x), the 56x56 stride-2
+ * dw 1.73x / 1.43x (f16 1.53x / 1.28x, bf16 1.17x / 0.95x): turned, it waited on its 16
+ * planes read at once, 0.58 of its 0.75 ms turning x. The portable kernels 1.1-2.8x on the
+ * four layers it moves. A dx on dy rows of 28 ran level on the AVX2 row kernel (0.96-1.22x
+ * f32, bf16 0.76-0.91x) and keeps 56 columns. */
+#define TURNED_MIN_DX_WIDTH 56
+#define TURNED_MIN_DW_VECTORS_X2 7
 
 /* Zero columns needed before column 0 and after column extent - 1 when reads span
  * [lo_read, hi_read]. */
@@ -275,8 +283,11 @@ static int quartered_applies(const cg_plan *plan, const cg_dims *dims) {
  * kernels want, at most CG_MAX_STEP_PHASES stride phases. */
 static int turned_applies(const cg_plan *plan, const cg_dims *dims) {
     const int vlen = cg_isa_budget_of(plan->target.isa)->vlen;
+    const int narrow = plan->problem.ops & CG_OP_BWD_DATA
+                           ? dims->out[2] < TURNED_MIN_DX_WIDTH
+                           : 2 * dims->out[2] < TURNED_MIN_DW_VECTORS_X2 * vlen;
     return dims->stride[1] * dims->stride[2] <= CG_MAX_STEP_PHASES &&
-           plan->problem.c % vlen == 0 && dims->out[2] < TURNED_MIN_ROW_KERNEL_WIDTH;
+           plan->problem.c % vlen == 0 && narrow;
 }
 
 /* The row-window dw (templates/cpu/depthwise_rows_dw.c.in): dw alone, column stride 1 or 2,

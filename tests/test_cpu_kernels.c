@@ -1723,7 +1723,8 @@ static void test_depthwise_local_weights(void **state) {
  * than a transposed block (bf16), 1-D; dw with the batch split (a reduce) and unsplit (dw
  * written in place), with bias (stride-2 dw with a tap right of the x quarters, so that no
  * ISA takes the quartered walk; 5x5 and 4x4 filters, whose taps pass AVX-512's registers for
- * the row window). */
+ * the row window; the banded stride-1 dw 5x5 on rows of 24: 3x3 on rows as wide as the
+ * dx's is AVX-512's row window, and dy rows of 28 or more take AVX2's row kernel). */
 static void test_depthwise_turned_kernels(void **state) {
     (void)state;
 #define DX "\"bwd_data\""
@@ -1743,7 +1744,7 @@ static void test_depthwise_turned_kernels(void **state) {
         DWISE("dx_line", DX, "f32", "NCW", 2, 16, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[1]") ","
         DWISE("dw_split", DW, "f32", "NCHW", 3, 64, "\"input\":[14,14],\"filter\":[5,5],\"stride\":[2,2],\"pad_lo\":[2,1],\"pad_hi\":[1,2]") ","
         DWISE("dw_one", WB, "f32", "NCHW", 2, 256, "\"input\":[15,15],\"filter\":[5,5],\"stride\":[2,2]") ","
-        DWISE("dw_bands", WB, "f32", "NCHW", 2, 16, "\"input\":[32,40],\"filter\":[3,3],\"pad\":[1,1]") ","
+        DWISE("dw_bands", WB, "f32", "NCHW", 2, 16, "\"input\":[32,24],\"filter\":[5,5],\"pad\":[2,2]") ","
         DWISE("dw_dil", DW, "f16", "NCHW", 2, 32, "\"input\":[9,11],\"filter\":[3,5],\"stride\":[2,3],\"dilation\":[2,1],\"pad_lo\":[0,2],\"pad_hi\":[1,1]") ","
         DWISE("dw_tiny", WB, "bf16", "NCHW", 2, 16, "\"input\":[3,3],\"filter\":[4,4],\"stride\":[2,2],\"pad_lo\":[1,1],\"pad_hi\":[2,2]") ","
         DWISE("dw_line", DW, "f32", "NCW", 2, 32, "\"input\":[30],\"filter\":[5],\"stride\":[3],\"pad\":[2]")

@@ -908,6 +908,32 @@ static void test_depthwise_turned(void **state) {
                          0);
         free(plan);
     }
+    /* a dw takes the row kernel from dy rows of 3.5 vectors: on AVX2 MobileNet's 28x28 dw and
+     * 56x56 stride-2 dw (rows of 28) leave the turned kernel, a 5x5 dw on rows of 27 and every
+     * dx on rows of 28 keep it; AVX-512 turns the dw on rows of 40 (test above) */
+    static const struct {
+        const char *problem;
+        int turned;
+    } avx2_cases[] = {
+        {"bwdw_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0},
+        {"bwdw_bf16_nchw_g128mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+        {"bwdw_f32_nchw_g64mb2ic64oc64_i27x27_o27x27_f5x5_s1x1_d1x1_pl2x2_ph2x2", 1},
+        {"bwdd_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_f32_nchw_g128mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+    };
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    for (size_t c = 0; c < sizeof avx2_cases / sizeof avx2_cases[0]; c++) {
+        cg_problem raw = parse(avx2_cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &avx2);
+        const int turned = count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DX) +
+                           count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DW);
+        if (turned != avx2_cases[c].turned)
+            fail_msg("%s: %d turned steps on AVX2, want %d", avx2_cases[c].problem, turned,
+                     avx2_cases[c].turned);
+        if (!turned) assert_int_equal(count_kind(plan, CG_STEP_PLANAR_DW_PARTIAL), 1);
+        free(plan);
+    }
 }
 
 /* Stride-1 depthwise dx or dw alone on planes with short, equally long rows: one
