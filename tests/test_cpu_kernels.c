@@ -883,9 +883,9 @@ static void test_streaming_reorders(void **state) {
  * ragged channel block (f32), stride 3 across rows only (f16), dilation 2 with uneven padding
  * and groups, every tap in one phase (bf16), 1-D, a stride of 4 across rows (a row phase no
  * tap reaches: exact zeros), a plane split into bands of rows (the stack budget), and
- * 8-channel groups, which take the phase kernel only when streamed (the row kernel else). The
- * two 16-bit problems read their dy staged as f32 when not streamed (their edge tiles' loads
- * clipped to the stage), in place when streamed. */
+ * 8-channel groups, which take the phase kernel on AVX-512 only when streamed (the row kernel
+ * else), on AVX2 at any size. The two 16-bit problems read their dy staged as f32 when not
+ * streamed (their edge tiles' loads clipped to the stage), in place when streamed. */
 static void test_stride_phase_planes(void **state) {
     (void)state;
     static const char config[] =
@@ -905,10 +905,10 @@ static void test_stride_phase_planes(void **state) {
         "\"n\":1,\"c\":9,\"k\":32,\"input\":[170,161],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
         "{\"name\":\"g8\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,\"c\":16,"
         "\"k\":16,\"groups\":2,\"input\":[50,49],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]}]}";
-    /* every problem on every ISA (g8 only when streamed), streamed under the tiny L3, the tall
-     * plane banded */
+    /* every problem on every ISA (g8 on AVX-512 only when streamed), streamed under the tiny
+     * L3, the tall plane banded */
     check_plain_and_streamed("phases", config,
-                             "test $(grep -l \"define STREAM $t\" $d/src/*fbwdd*.c | wc -l) -eq $((12 + 2 * t)) && "
+                             "test $(grep -l \"define STREAM $t\" $d/src/*fbwdd*.c | wc -l) -eq $((13 + t)) && "
                              "test $(grep -l 'define STAGED 1$' $d/src/*fbwdd*.c | wc -l) -eq $((4 - 4 * t)) && "
                              "f=$(grep -l 'define OUT1 170' $d/src/*fbwdd*__avx512.c) && "
                              "! grep -q 'BAND_ROWS 85$' $f");
@@ -986,7 +986,8 @@ static void test_planar_conv_rows(void **state) {
 /* The flat walk of planar_conv (FLAT: a row residue's rows as one flat index, column masks,
  * stores split at row ends), AVX-512 and AVX2 against the reference, NaN-prefilled outputs: S6's
  * 8 input channels a group (into 6, one block on every ISA; interior groups and the tensor's
- * first and last), 49 dx rows (residues of 25 and 24 rows, chunks ending inside a residue,
+ * first and last; the strided planes under 24 phase vectors on AVX2, which takes larger ones
+ * with 8 channels a group or more on the phase kernel), 49 dx rows (residues of 25 and 24 rows, chunks ending inside a residue,
  * f16), stride 1 with a 3x5 filter (bf16; two blocks on AVX2), the forward
  * pass, stride 3 across rows with a 5x3 filter, a 2x2 stride-2 filter, dilation with
  * asymmetric padding, 3-D and 1-D stride 2, and 10 channels over 5x5 taps (AVX2: two
@@ -997,20 +998,20 @@ static void test_planar_conv_flat(void **state) {
     static const char config[] =
         "{\"problems\": ["
         "{\"name\":\"s6\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
-        "\"c\":24,\"k\":32,\"groups\":4,\"input\":[50,50],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"c\":24,\"k\":32,\"groups\":4,\"input\":[14,50],\"filter\":[3,3],\"stride\":[2,2],"
         "\"pad\":[1,1]},"
         "{\"name\":\"odd_rows\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
-        "\"n\":2,\"c\":12,\"k\":16,\"groups\":2,\"input\":[49,50],\"filter\":[3,3],"
+        "\"n\":2,\"c\":12,\"k\":16,\"groups\":2,\"input\":[49,14],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad\":[1,1]},"
         "{\"name\":\"s1\",\"op\":\"bwd_data\",\"dtype\":\"bf16\",\"layout\":\"NCHW\",\"n\":2,"
         "\"c\":12,\"k\":16,\"groups\":1,\"input\":[9,34],\"filter\":[3,5],\"pad\":[1,2]},"
         "{\"name\":\"fwd\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
         "\"c\":16,\"k\":24,\"groups\":2,\"input\":[6,42],\"filter\":[3,3],\"pad\":[1,1]},"
         "{\"name\":\"s31\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
-        "\"c\":8,\"k\":16,\"groups\":2,\"input\":[20,38],\"filter\":[5,3],\"stride\":[3,1],"
+        "\"c\":8,\"k\":16,\"groups\":2,\"input\":[20,26],\"filter\":[5,3],\"stride\":[3,1],"
         "\"pad\":[2,1]},"
         "{\"name\":\"f2s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\",\"n\":2,"
-        "\"c\":6,\"k\":16,\"groups\":1,\"input\":[50,50],\"filter\":[2,2],\"stride\":[2,2]},"
+        "\"c\":6,\"k\":16,\"groups\":1,\"input\":[14,50],\"filter\":[2,2],\"stride\":[2,2]},"
         "{\"name\":\"dil_asym\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":8,\"k\":16,\"groups\":2,\"input\":[13,35],\"filter\":[3,3],"
         "\"dilation\":[2,2],\"pad_lo\":[2,0],\"pad_hi\":[2,4]},"
@@ -1084,7 +1085,8 @@ static void test_planar_conv_short_rows(void **state) {
 
 /* 16-bit planar convs whose taps read a group's planes staged as f32 (in_staged), AVX-512 and AVX2
  * against the reference with NaN-prefilled outputs: the row walk (4 input channels a group)
- * in f16 and 3-D, the flat walk at stride 2 (f16, bf16 on odd rows), a bf16 forward pass,
+ * in f16 and 3-D, the flat walk at stride 2 (f16, bf16 on odd rows; planes under 24 phase
+ * vectors, which AVX2 keeps off its phase kernel), a bf16 forward pass,
  * dilation with asymmetric padding, column shifts of 6 past a short plane's edges (loads
  * beyond the guards take the masked span), 1-D at stride 2, a dense dx with a channel tail;
  * batches and groups so that a thread's items move from group to group and restage. Every
@@ -1097,10 +1099,10 @@ static void test_planar_conv_staged(void **state) {
         "\"n\":2,\"c\":12,\"k\":12,\"groups\":3,\"input\":[11,37],\"filter\":[3,3],"
         "\"pad\":[1,1]},"
         "{\"name\":\"flat_s2_f16\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\","
-        "\"n\":2,\"c\":16,\"k\":32,\"groups\":2,\"input\":[28,28],\"filter\":[3,3],"
+        "\"n\":2,\"c\":16,\"k\":32,\"groups\":2,\"input\":[26,28],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad\":[1,1]},"
         "{\"name\":\"flat_odd_bf16\",\"op\":\"bwd_data\",\"dtype\":\"bf16\","
-        "\"layout\":\"NCHW\",\"n\":2,\"c\":12,\"k\":16,\"groups\":2,\"input\":[49,50],"
+        "\"layout\":\"NCHW\",\"n\":2,\"c\":12,\"k\":16,\"groups\":2,\"input\":[49,14],"
         "\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
         "{\"name\":\"fwd_bf16\",\"op\":\"fwd\",\"dtype\":\"bf16\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":16,\"k\":24,\"groups\":2,\"input\":[6,42],\"filter\":[3,3],"

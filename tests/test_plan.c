@@ -647,9 +647,9 @@ static void test_random_problems(void **state) {
  * phase, sum exactly each position's gradient pairs (check_dx_plan), including a stride of 4
  * across rows (a row phase no 3-tap filter reaches: exact zeros) and dilation 2 with uneven
  * padding and groups (every tap in one phase, three phases of exact zeros). Groups of 8 to 31
- * channels take it only when dx is over the L3 (S6, streamed); S6 at batch 4, 4-channel groups
- * and small phase planes (14x14 dy: 13 vectors) stay on the row kernel and the channels-last
- * kernels. 16-bit dy is staged as f32 (S2: 128 planes of 28x28, 392 KiB) where it fits the
+ * channels take it only when dx is over the L3 (S6, streamed), on AVX2 at any size; S6 at
+ * batch 4 (AVX-512), 4-channel groups and small phase planes (14x14 dy: 13 vectors) stay on the
+ * row kernel and the channels-last kernels. 16-bit dy is staged as f32 (S2: 128 planes of 28x28, 392 KiB) where it fits the
  * stage cap and the L2 beside the bands, and not when dx streams. */
 static void test_planar_phases(void **state) {
     (void)state;
@@ -773,6 +773,27 @@ static void test_planar_phases(void **state) {
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
                          CG_STEP_PLANAR_PHASES);
+    /* AVX2 takes groups of 8 channels at any size (S6 at batch 4, ResNeXt-50's 56x56 stride-2
+     * layer at batch 8, 26 MB of dx), not groups of 4 */
+    static const struct {
+        const char *problem;
+        int phases;
+    } avx2_cases[] = {
+        {"bwdd_f32_nchw_g32mb4ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+        {"bwdd_f32_nchw_g32mb8ic256oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+        {"bwdd_f32_nchw_g32mb64ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+    };
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    for (size_t c = 0; c < sizeof avx2_cases / sizeof avx2_cases[0]; c++) {
+        cg_problem raw = parse(avx2_cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &avx2);
+        if (count_kind(plan, CG_STEP_PLANAR_PHASES) != avx2_cases[c].phases)
+            fail_msg("%s on AVX2: %d phase steps", avx2_cases[c].problem,
+                     count_kind(plan, CG_STEP_PLANAR_PHASES));
+        if (avx2_cases[c].phases) check_dx_plan(plan, &raw);
+        free(plan);
+    }
 }
 
 /* A turned dx streams once dy and dx outgrow the cache that keeps them between calls: the L3
