@@ -247,12 +247,20 @@ static void conv_tile_at(cg_step *step, const cg_isa_budget *budget, const cg_ta
     step->nv = (int)(vectors < budget->max_nv ? vectors : budget->max_nv);
     if (step->nv < 1) step->nv = 1;
     /* Narrow groups (8 channels in S6) would otherwise leave a 1-channel tail block: drop to
-     * fewer vectors while that lets one block hold them. */
-    while (step->cout_g <= budget->max_mr && step->nv > 1 &&
+     * fewer vectors while that lets one block hold them. Not below two on AVX2, whose tile of
+     * one vector loads a broadcast per FMA: there the channels split evenly over two blocks
+     * instead (ResNeXt-101's 8-channel groups at 56x56, stride 1, on the Zen 3: 8 x 1 -> 4 x 2
+     * 1.33x, 5 x 2 1.13x; interleaved, two cores / one, 1.26x / 1.26x, f16 1.22x, bf16 1.56x;
+     * ResNeXt-50's at 28x28 1.04x / 1.09x). */
+    const int min_nv = target->isa == CG_ISA_AVX2 && live == 1 ? 2 : 1;
+    while (step->cout_g <= budget->max_mr && step->nv > min_nv &&
            (regs - step->nv - 1) / (step->nv * live) < step->cout_g)
         step->nv--;
     if (target->force_nv > 0) step->nv = target->force_nv;
     step->mr = (regs - step->nv - 1) / (step->nv * live);
+    if (min_nv > 1 && target->force_nv <= 0 && step->cout_g <= budget->max_mr &&
+        step->mr < step->cout_g)
+        step->mr = (int)cg_ceil_div(step->cout_g, cg_ceil_div(step->cout_g, step->mr));
     /* Two live row phases with embedded broadcasts (AVX-512): one more channel when that
      * means fewer channel blocks (every block reads the input rows again) and the
      * accumulators still fit the whole register file (the budget keeps one spare; the NV

@@ -3099,6 +3099,24 @@ static void test_planar_few_group_channels(void **state) {
         "bwdd_f32_nchw_g1mb8ic16oc16_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0], CG_STEP_PLANAR_CONV);
+    /* AVX2 keeps two vectors a tile for 8-channel groups at stride 1, the channels in two
+     * blocks of 4 (ResNeXt-101's 56x56 layer; AVX-512 takes 8 x 3), and 6 channels in one */
+    static const struct {
+        const char *problem;
+        int mr, nv;
+    } avx2_tiles[] = {
+        {"bwdd_f32_nchw_g32mb8ic256oc256_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 4, 2},
+        {"bwdd_f32_nchw_g32mb8ic192oc192_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 6, 2},
+    };
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    for (size_t c = 0; c < sizeof avx2_tiles / sizeof avx2_tiles[0]; c++) {
+        cg_plan *plan;
+        const cg_step *s = planned_step(avx2_tiles[c].problem, &avx2, CG_STEP_PLANAR_CONV, &plan);
+        if (s->mr != avx2_tiles[c].mr || s->nv != avx2_tiles[c].nv)
+            fail_msg("%s on AVX2: %d x %d", avx2_tiles[c].problem, s->mr, s->nv);
+        free(plan);
+    }
 }
 
 static void test_planar_strided_dx(void **state) {
