@@ -931,7 +931,8 @@ static void test_depthwise_turned(void **state) {
     }
     /* a dw takes the row kernel from dy rows of 3.5 vectors: on AVX2 MobileNet's 28x28 dw and
      * 56x56 stride-2 dw (rows of 28) leave the turned kernel, a 5x5 dw on rows of 27 and every
-     * dx on rows of 28 keep it; AVX-512 turns the dw on rows of 40 (test above) */
+     * dx on rows of 28 keep it; AVX-512 turns the dw on rows of 40 (test above). Its 14x14
+     * stride-2 dw (rows of 7) is turned, not quartered (rows of 8 or more) */
     static const struct {
         const char *problem;
         int turned;
@@ -941,6 +942,7 @@ static void test_depthwise_turned(void **state) {
         {"bwdw_f32_nchw_g64mb2ic64oc64_i27x27_o27x27_f5x5_s1x1_d1x1_pl2x2_ph2x2", 1},
         {"bwdd_f32_nchw_g256mb8ic256oc256_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
         {"bwdd_f32_nchw_g128mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+        {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
     };
     cg_target avx2 = base_target;
     avx2.isa = CG_ISA_AVX2;
