@@ -19,13 +19,17 @@
 /* Output channels per tile: 4 vectors on AVX-512 (fewer where the ISA holds fewer). */
 #define DX_1X1_LANES 64
 
-/* With strides, dy planes under this many vectors: one tile of the planar 1x1 kernel (4
- * pixel vectors), which would leave lanes idle; larger planes keep its plane writes. So too
- * for 16-bit storage, whose dy this kernel reads from an f32 copy (a conversion pass the
- * planar kernel, converting its panels on the stack, does without): on the Intel Xeon, 2
- * threads, interleaved, f16 ResNet 1x1 dx at 7x7 70-76% -> 97-104% of f32 here, while at
- * 14x14 the planar kernel ran 88-110% against this one's 79-106%. */
-#define DX_1X1_SMALL_MAX_VECTORS 4
+/* With strides, dy planes under this many pixels: one tile of AVX-512's planar 1x1 kernel (4
+ * pixel vectors), which would leave lanes idle; larger planes keep its plane writes. AVX2's
+ * planar tiles are 2 vectors, so a 7x7 plane is 3 of them and a 1-pixel tail whose MR
+ * broadcasts per FMA set the pace: ResNet's 1024 <- 2048 stride-2 dx (7x7 dy) ran 1.39x here
+ * on the Zen 3 (interleaved, two cores; f16 1.16x, bf16 1.12x; its 16-bit 7x7 stride-1 dx
+ * 1.00-1.08x; the portable kernels level). So too for 16-bit storage, whose dy this kernel reads
+ * from an f32 copy (a conversion pass the planar kernel, converting its panels on the stack,
+ * does without): on the Intel Xeon, 2 threads, interleaved, f16 ResNet 1x1 dx at 7x7 70-76% ->
+ * 97-104% of f32 here, while at 14x14 the planar kernel ran 88-110% against this one's
+ * 79-106%. */
+#define DX_1X1_SMALL_MAX_PIXELS 64
 
 /* Stack bytes of an item's results (its images' pixels x NB channels, f32). */
 #define DX_1X1_STACK_CAP ((int64_t)256 << 10)
@@ -41,7 +45,7 @@ int cg_dx_1x1_applies(const cg_plan *plan, const cg_dims *dims) {
     const int64_t nb = (int64_t)cg_tile_nv(plan->target.isa, DX_1X1_LANES) * budget->vlen;
     const int64_t plane = cg_prod(dims->out, 3);
     const int64_t max_plane = strided || p->dtype != CG_F32
-                                  ? DX_1X1_SMALL_MAX_VECTORS * budget->vlen
+                                  ? DX_1X1_SMALL_MAX_PIXELS
                                   : DX_1X1_MAX_PLANE;
     return plane < max_plane && plane >= budget->transpose_width && p->c % nb == 0 &&
            plane * nb * 4 <= DX_1X1_STACK_CAP;

@@ -1967,7 +1967,7 @@ static void test_dx_1x1_gemm(void **state) {
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
                          CG_STEP_DX_GEMM_1X1);
-    /* 16-bit on planes of at most 4 vectors (7x7; 14x14 planes stay planar, staged): dy
+    /* 16-bit on planes under 64 pixels (7x7; 14x14 planes stay planar, staged): dy
      * converted to f32 in the workspace first, the GEMM reading it there */
     static const char *const converted[] = {
         "bwdd_f16_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0",
@@ -1983,6 +1983,26 @@ static void test_dx_1x1_gemm(void **state) {
         assert_int_equal(convert->src.buffer, CG_T_DY);
         assert_int_equal(gemm->src.buffer, CG_BUF_WORKSPACE);
         assert_int_equal(gemm->src.offset, convert->dst.offset);
+        free(plan);
+    }
+    /* AVX2 takes the strided and 16-bit 7x7 planes too (under 64 pixels, as AVX-512; its
+     * planar tiles of 2 vectors left a 1-pixel tail a plane), not 8x8 ones */
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    static const struct {
+        const char *problem;
+        int gemm;
+    } avx2_cases[] = {
+        {"bwdd_f32_nchw_g1mb8ic1024oc2048_i14x14_o7x7_f1x1_s2x2_d1x1_pl0x0_ph0x0", 1},
+        {"bwdd_f16_nchw_g1mb8ic2048oc512_i7x7_o7x7_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1},
+        {"bwdd_f32_nchw_g1mb8ic64oc64_i16x16_o8x8_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0},
+    };
+    for (size_t c = 0; c < sizeof avx2_cases / sizeof avx2_cases[0]; c++) {
+        cg_problem raw = parse(avx2_cases[c].problem);
+        cg_plan *plan = plan_for(&raw, &avx2);
+        if (count_kind(plan, CG_STEP_DX_GEMM_1X1) != avx2_cases[c].gemm)
+            fail_msg("%s on AVX2: %d GEMM steps", avx2_cases[c].problem,
+                     count_kind(plan, CG_STEP_DX_GEMM_1X1));
         free(plan);
     }
 }
