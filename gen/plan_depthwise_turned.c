@@ -261,9 +261,10 @@ static int flat_applies(const cg_plan *plan, const cg_dims *dims) {
  * and of QUARTER_MIN_COLUMNS or more (rows of 7 fill 7 of 16 lanes of every quarter row:
  * MobileNet's 14x14 ran 0.12 -> 0.14 ms quartered on AVX-512; on the Zen 3's AVX2, where
  * they fill 7 of 8, turned 1.18-1.29x faster on two cores and 1.26x on one, interleaved, f16
- * 2.0-2.1x, bf16 1.5-1.6x; the portable kernels 1.05x), the walk within the unrolling budget, the four quarters within
- * half the L1. The turned kernel spends most of its time turning x (four x pixels a dy
- * pixel): MobileNet's 56x56 0.72 -> 0.45 ms quartered, 28x28 0.29 -> 0.21 ms. */
+ * 2.0-2.1x, bf16 1.5-1.6x; the portable kernels 1.05x), the walk within the unrolling
+ * budget, the four quarters within half the L1. The turned kernel spends most of its time
+ * turning x (four x pixels a dy pixel): MobileNet's 56x56 0.72 -> 0.45 ms quartered, 28x28
+ * 0.29 -> 0.21 ms. */
 #define QUARTER_MIN_COLUMNS 8
 static int quartered_applies(const cg_plan *plan, const cg_dims *dims) {
     if ((plan->problem.ops & CG_OP_BWD_DATA) || dims->stride[1] != 2 || dims->stride[2] != 2)

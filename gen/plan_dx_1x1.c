@@ -24,11 +24,11 @@
  * planar tiles are 2 vectors, so a 7x7 plane is 3 of them and a 1-pixel tail whose MR
  * broadcasts per FMA set the pace: ResNet's 1024 <- 2048 stride-2 dx (7x7 dy) ran 1.39x here
  * on the Zen 3 (interleaved, two cores; f16 1.16x, bf16 1.12x; its 16-bit 7x7 stride-1 dx
- * 1.00-1.08x; the portable kernels level). So too for 16-bit storage, whose dy this kernel reads
- * from an f32 copy (a conversion pass the planar kernel, converting its panels on the stack,
- * does without): on the Intel Xeon, 2 threads, interleaved, f16 ResNet 1x1 dx at 7x7 70-76% ->
- * 97-104% of f32 here, while at 14x14 the planar kernel ran 88-110% against this one's
- * 79-106%. */
+ * 1.00-1.08x; the portable kernels level). So too for 16-bit storage, whose dy this kernel
+ * reads from an f32 copy (a conversion pass the planar kernel, converting its panels on the
+ * stack, does without): on the Intel Xeon, 2 threads, interleaved, f16 ResNet 1x1 dx at 7x7
+ * 70-76% -> 97-104% of f32 here, while at 14x14 the planar kernel ran 88-110% against this
+ * one's 79-106%. */
 #define DX_1X1_SMALL_MAX_PIXELS 64
 
 /* Stack bytes of an item's results (its images' pixels x NB channels, f32). */
