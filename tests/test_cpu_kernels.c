@@ -983,16 +983,16 @@ static void test_planar_conv_rows(void **state) {
     free(problems);
 }
 
-/* The flat walk of planar_conv (FLAT: a row residue's rows as one flat index, column masks,
- * stores split at row ends), AVX-512 and AVX2 against the reference, NaN-prefilled outputs: S6's
- * 8 input channels a group (into 6, one block on every ISA; interior groups and the tensor's
- * first and last; the strided planes under 24 phase vectors on AVX2, which takes larger ones
- * with 8 channels a group or more on the phase kernel), 49 dx rows (residues of 25 and 24 rows, chunks ending inside a residue,
- * f16), stride 1 with a 3x5 filter (bf16; two blocks on AVX2), the forward
- * pass, stride 3 across rows with a 5x3 filter, a 2x2 stride-2 filter, dilation with
- * asymmetric padding, 3-D and 1-D stride 2, and 10 channels over 5x5 taps (AVX2: two
- * blocks, the second a tail). Every problem is planned flat on every ISA (widths that
- * leave lanes idle on each, at most two channel blocks). */
+/* The flat walk of planar_conv (FLAT: a row residue's rows as one flat index, column masks, stores
+ * split at row ends), AVX-512 and AVX2 against the reference, NaN-prefilled outputs: S6's 8 input
+ * channels a group (into 6, one block on every ISA; interior groups and the tensor's first and
+ * last; the strided planes under 24 phase vectors on AVX2, which takes larger ones with 8 channels
+ * a group or more on the phase kernel), 49 dx rows (residues of 25 and 24 rows, chunks ending
+ * inside a residue, f16), stride 1 with a 3x5 filter (bf16; two blocks on AVX2), the forward pass,
+ * stride 3 across rows with a 5x3 filter, a 2x2 stride-2 filter, dilation with asymmetric padding,
+ * 3-D and 1-D stride 2, and 10 channels over 5x5 taps (AVX2: two blocks, the second a tail). Every
+ * problem is planned flat on every ISA (widths that leave lanes idle on each, at most two channel
+ * blocks). */
 static void test_planar_conv_flat(void **state) {
     (void)state;
     static const char config[] =
@@ -1821,12 +1821,13 @@ static void test_depthwise_turned_whole_planes(void **state) {
                         " grep -q 'define WHOLE_PLANES 1 ' $f || exit 1; done");
 }
 
-/* Stride-2 depthwise dw on x's four quarters (row and column parity), walked flat, with dy
- * rows from half a vector to two and of 8 columns or more (quartered on AVX-512 from 8 to 31,
- * AVX2 8 to 15, the portable kernels never: rows of 8 are two of their vectors): rows of 9 and 14 with blocks of channels and a short last one (db), f16 with a low
- * column padding of 2 (taps one quarter column left), bf16 with x rows and columns odd
- * (quarters of unequal size), dilation 2 across rows (taps one quarter row either way), a
- * 2x2 filter without padding, rows of 31, 2 and 6. */
+/* Stride-2 depthwise dw on x's four quarters (row and column parity), walked flat, with dy rows
+ * from half a vector to two and of 8 columns or more (quartered on AVX-512 from 8 to 31, AVX2 8 to
+ * 15, the portable kernels never: rows of 8 are two of their vectors): rows of 9 and 14 with
+ * blocks of channels and a short last one (db), f16 with a low column padding of 2 (taps one
+ * quarter column left), bf16 with x rows and columns odd (quarters of unequal size), dilation 2
+ * across rows (taps one quarter row either way), a 2x2 filter without padding, rows of 31, 2 and
+ * 6. */
 #define QUARTERED_PROBLEMS                                                                        \
     "{\"name\":\"q9\",\"op\":\"bwd_weight\",\"layout\":\"NCHW\",\"n\":2,\"c\":32,\"k\":32,"       \
     "\"groups\":32,\"input\":[16,17],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"           \

@@ -642,15 +642,15 @@ static void test_random_problems(void **state) {
  * fill): one PLANAR_CONV step whose row taps split into the two parities of a stride-2 row.
  * The 1x1 s2 case and dilation 2 along a stride-2 row (gcd 2) have every tap in the even
  * phase: the odd positions are stored as exact zeros. */
-/* Strided 2-D dx with 32 or more input channels per group on phase planes of at least 24
- * vectors: one PLANAR_PHASES step (no reorders, no zero fill) whose taps, sorted by stride
- * phase, sum exactly each position's gradient pairs (check_dx_plan), including a stride of 4
- * across rows (a row phase no 3-tap filter reaches: exact zeros) and dilation 2 with uneven
- * padding and groups (every tap in one phase, three phases of exact zeros). Groups of 8 to 31
- * channels take it only when dx is over the L3 (S6, streamed), on AVX2 at any size; S6 at
- * batch 4 (AVX-512), 4-channel groups and small phase planes (14x14 dy: 13 vectors) stay on the
- * row kernel and the channels-last kernels. 16-bit dy is staged as f32 (S2: 128 planes of 28x28, 392 KiB) where it fits the
- * stage cap and the L2 beside the bands, and not when dx streams. */
+/* Strided 2-D dx with 32 or more input channels per group on phase planes of at least 24 vectors:
+ * one PLANAR_PHASES step (no reorders, no zero fill) whose taps, sorted by stride phase, sum
+ * exactly each position's gradient pairs (check_dx_plan), including a stride of 4 across rows (a
+ * row phase no 3-tap filter reaches: exact zeros) and dilation 2 with uneven padding and groups
+ * (every tap in one phase, three phases of exact zeros). Groups of 8 to 31 channels take it only
+ * when dx is over the L3 (S6, streamed), on AVX2 at any size; S6 at batch 4 (AVX-512), 4-channel
+ * groups and small phase planes (14x14 dy: 13 vectors) stay on the row kernel and the
+ * channels-last kernels. 16-bit dy is staged as f32 (S2: 128 planes of 28x28, 392 KiB) where it
+ * fits the stage cap and the L2 beside the bands, and not when dx streams. */
 static void test_planar_phases(void **state) {
     (void)state;
     static const struct {
