@@ -90,6 +90,15 @@ static const cg_step *planned_step(const char *problem, const cg_target *t, cg_s
     return s;
 }
 
+/* The plan of `problem` (canonical string) for base_target on `isa`, parsed into *raw; the
+ * caller frees it. */
+static cg_plan *plan_on(const char *problem, cg_isa isa, cg_problem *raw) {
+    cg_target t = base_target;
+    t.isa = isa;
+    *raw = parse(problem);
+    return plan_for(raw, &t);
+}
+
 /* None of the plans of `problems` (canonical strings, base_target) has a `kind` step. */
 static void assert_never_planned(const char *const *problems, size_t count, cg_step_kind kind) {
     for (size_t c = 0; c < count; c++) {
@@ -783,11 +792,9 @@ static void test_planar_phases(void **state) {
         {"bwdd_f32_nchw_g32mb8ic256oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
         {"bwdd_f32_nchw_g32mb64ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
     };
-    cg_target avx2 = base_target;
-    avx2.isa = CG_ISA_AVX2;
     for (size_t c = 0; c < sizeof avx2_cases / sizeof avx2_cases[0]; c++) {
-        cg_problem raw = parse(avx2_cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &avx2);
+        cg_problem raw;
+        cg_plan *plan = plan_on(avx2_cases[c].problem, CG_ISA_AVX2, &raw);
         if (count_kind(plan, CG_STEP_PLANAR_PHASES) != avx2_cases[c].phases)
             fail_msg("%s on AVX2: %d phase steps", avx2_cases[c].problem,
                      count_kind(plan, CG_STEP_PLANAR_PHASES));
@@ -944,11 +951,9 @@ static void test_depthwise_turned(void **state) {
         {"bwdd_f32_nchw_g128mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
         {"bwdw_f32_nchw_g512mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
     };
-    cg_target avx2 = base_target;
-    avx2.isa = CG_ISA_AVX2;
     for (size_t c = 0; c < sizeof avx2_cases / sizeof avx2_cases[0]; c++) {
-        cg_problem raw = parse(avx2_cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &avx2);
+        cg_problem raw;
+        cg_plan *plan = plan_on(avx2_cases[c].problem, CG_ISA_AVX2, &raw);
         const int turned = count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DX) +
                            count_kind(plan, CG_STEP_DEPTHWISE_TURNED_DW);
         if (turned != avx2_cases[c].turned)
@@ -1987,8 +1992,6 @@ static void test_dx_1x1_gemm(void **state) {
     }
     /* AVX2 takes the strided and 16-bit 7x7 planes too (under 64 pixels, as AVX-512; its
      * planar tiles of 2 vectors left a 1-pixel tail a plane), not 8x8 ones */
-    cg_target avx2 = base_target;
-    avx2.isa = CG_ISA_AVX2;
     static const struct {
         const char *problem;
         int gemm;
@@ -1998,8 +2001,8 @@ static void test_dx_1x1_gemm(void **state) {
         {"bwdd_f32_nchw_g1mb8ic64oc64_i16x16_o8x8_f1x1_s2x2_d1x1_pl0x0_ph0x0", 0},
     };
     for (size_t c = 0; c < sizeof avx2_cases / sizeof avx2_cases[0]; c++) {
-        cg_problem raw = parse(avx2_cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &avx2);
+        cg_problem raw;
+        cg_plan *plan = plan_on(avx2_cases[c].problem, CG_ISA_AVX2, &raw);
         if (count_kind(plan, CG_STEP_DX_GEMM_1X1) != avx2_cases[c].gemm)
             fail_msg("%s on AVX2: %d GEMM steps", avx2_cases[c].problem,
                      count_kind(plan, CG_STEP_DX_GEMM_1X1));
