@@ -22,7 +22,8 @@
  * them: the kernel then computes the two phases of a row in separate registers and
  * interleaves them before the store (S6-like grouped stride-2 layers spent 40% of their time
  * in the reorders into and out of channels-last). */
-static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, int vlen) {
+static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, cg_isa isa) {
+    const int vlen = cg_isa_budget_of(isa)->vlen;
     if (p->ops & (CG_OP_BWD_WEIGHT | CG_OP_BWD_BIAS)) return 0;
     int strided = dims->stride[0] != 1 || dims->stride[1] != 1 || dims->stride[2] != 1;
     if (strided && ((p->ops & CG_OP_FWD) || dims->stride[2] > 2)) return 0;
@@ -32,8 +33,12 @@ static int planar_dense_applies(const cg_problem *p, const cg_dims *dims, int vl
      * Intel Xeon, two cores, channels-last -> planar: 8 channels a group at 28x28 5.02 -> 0.97
      * ms, 16 at 14x14 1.70 -> 1.19, 16 at 28x28 -> 14x14 stride 2 3.29 -> 1.52; 4 channels at
      * 28x28 1.58 -> 0.36, 8 at 7x7 0.21 -> 0.08, an 8-channel forward pass at 14x14 1.00 ->
-     * 0.27; with 32 channels a group it ran level at 7x7 and 1.5x slower at 14x14 -> 7x7. */
-    const int64_t few = 16, cin_g = p->c / p->groups, cout_g = p->k / p->groups;
+     * 0.27; with 32 channels a group it ran level at 7x7 and 1.5x slower at 14x14 -> 7x7. On
+     * AVX2 32 channels a group are few too: the Zen 3 (interleaved, two cores / one) ran them
+     * 1.51x / 1.19x at 14x14 -> 7x7 and 1.58x / 1.40x at 7x7 planar (f16 and bf16 1.37-1.44x
+     * on two cores). */
+    const int64_t few = isa == CG_ISA_AVX2 ? 32 : 16;
+    const int64_t cin_g = p->c / p->groups, cout_g = p->k / p->groups;
     if (p->groups > 1 && cin_g <= few && cout_g <= few && cin_g * cout_g > 1)
         return 1;
     /* Rows of at least two vectors (per phase): with one, the tile is MR broadcasts per input
@@ -97,11 +102,11 @@ void cg_planar_flatten(const cg_dims *dims, int64_t in[3], int64_t out[3]) {
  * (tile: 1 channel x NV row vectors per phase), which does the stride phases in registers,
  * instead of four phase kernels on channels-last copies (MobileNet's stride-2 depthwise dx
  * spent most of its time in the reorders). */
-static int strided_depthwise_dx(const cg_problem *p, const cg_dims *dims, int vlen) {
+static int strided_depthwise_dx(const cg_problem *p, const cg_dims *dims, cg_isa isa) {
     if (p->ops != CG_OP_BWD_DATA) return 0;
     cg_problem dense = *p;
     dense.groups = p->c; /* the same problem, seen by the dense kernel's checks */
-    return planar_dense_applies(&dense, dims, vlen);
+    return planar_dense_applies(&dense, dims, isa);
 }
 
 /* Every planar kernel reads and writes any storage dtype (16-bit converted in registers). */
@@ -112,7 +117,7 @@ int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
         return 1;
     if (!cg_is_depthwise(p) && planar_1x1_applies(p, dims)) return 1;
     if (cg_planar_phases_applies(plan, dims)) return 1;
-    if (!cg_is_depthwise(p)) return planar_dense_applies(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
+    if (!cg_is_depthwise(p)) return planar_dense_applies(p, dims, plan->target.isa);
     /* Depthwise: stride 1, or a dw/db alone with any stride across rows and 1 or 2 along them
      * (strided fwd and dx have no planar depthwise kernel; MobileNet's stride-2 dw spent 70%
      * of its time in the reorders into channels-last). */
@@ -120,7 +125,7 @@ int cg_planar_applies(const cg_plan *plan, const cg_dims *dims) {
     for (int i = 0; i < 3; i++) strided |= dims->stride[i] != 1;
     if (!strided) return 1;
     if (!(p->ops & (CG_OP_FWD | CG_OP_BWD_DATA))) return dims->stride[2] <= 2;
-    return strided_depthwise_dx(p, dims, cg_isa_budget_of(plan->target.isa)->vlen);
+    return strided_depthwise_dx(p, dims, plan->target.isa);
 }
 
 /* Fills tap offsets: sign +1 reads x at p - pl + d*f (fwd, dw), -1 reads dy at p + pl - d*f. */

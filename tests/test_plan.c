@@ -3097,9 +3097,9 @@ static void test_planar_dw_flat(void **state) {
     }
 }
 
-/* Grouped convs of up to 16 channels a group run planar on rows of any length (their
- * channels-last path leaves most lanes idle); 32 channels a group, depthwise and dense layers
- * with short rows keep their other paths. */
+/* Grouped convs of up to 16 channels a group (32 on AVX2) run planar on rows of any length
+ * (their channels-last path leaves most lanes idle); 32 channels a group elsewhere, depthwise
+ * and dense layers with short rows keep their other paths. */
 static void test_planar_few_group_channels(void **state) {
     (void)state;
     static const struct {
@@ -3124,6 +3124,14 @@ static void test_planar_few_group_channels(void **state) {
         "bwdd_f32_nchw_g1mb8ic16oc16_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1",
     };
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0], CG_STEP_PLANAR_CONV);
+    /* AVX2 takes 32-channel groups planar too (ResNeXt-50's 14x14 -> 7x7 stride-2 dx) */
+    {
+        cg_problem raw;
+        cg_plan *plan = plan_on(elsewhere[0], CG_ISA_AVX2, &raw);
+        assert_int_equal(count_kind(plan, CG_STEP_PLANAR_CONV), 1);
+        assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL), 0);
+        free(plan);
+    }
     /* AVX2 keeps two vectors a tile for 8-channel groups at stride 1, the channels in two
      * blocks of 4 (ResNeXt-101's 56x56 layer; AVX-512 takes 8 x 3), and 6 channels in one */
     static const struct {
