@@ -130,10 +130,12 @@ static int64_t walk_width(const cg_step *step) {
     return step->src.logical[2] + (step->in_staged == 2 ? pad.left + pad.right : 0);
 }
 
-/* Stack bytes of a call with bands of `rows` phase rows: the phase bands (two when streaming:
- * the writer drains one while the tiles fill the other) and the mirror of one channel's run. */
-static int64_t stack_bytes(const cg_step *step, int64_t rows, int vlen, int64_t esize) {
-    const int64_t phases = step->stride[1] * step->stride[2], width = walk_width(step);
+/* Stack bytes of a call with bands of `rows` phase rows `width` wide (walk_width): the phase
+ * bands (two when streaming: the writer drains one while the tiles fill the other) and the
+ * mirror of one channel's run. */
+static int64_t stack_bytes(const cg_step *step, int64_t rows, int64_t width, int vlen,
+                           int64_t esize) {
+    const int64_t phases = step->stride[1] * step->stride[2];
     const int64_t vectors = cg_ceil_div(cg_ceil_div(rows * width, vlen), step->nv) * step->nv;
     const int64_t bands = (step->stream ? 2 : 1) * (phases * step->mr * vectors * vlen + vlen) * 4;
     const int64_t mirror = (step->stride[1] * rows * step->dst.logical[2]) * esize + 128 + 8 * vlen;
@@ -194,21 +196,23 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
      * next work item (a write pass after each item left the FMAs idle meanwhile) */
     const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
     step->stream = dx_over_l3(plan, dims);
-    step->in_staged = pads_stage(plan, step) ? 2 : 0;
+    const int padded = pads_stage(plan, step);
+    step->in_staged = padded ? 2 : 0;
+    const int64_t walk = walk_width(step);
     /* bands: the whole phase plane where the stack allows it, else the most rows that fit */
     int64_t rows = phase_rows, cap = plan->target.l2_bytes / 2;
     if (cap <= 0 || cap > PHASES_STACK_CAP) cap = PHASES_STACK_CAP;
-    while (rows > 1 && stack_bytes(step, rows, budget->vlen, esize) > cap) rows--;
+    while (rows > 1 && stack_bytes(step, rows, walk, budget->vlen, esize) > cap) rows--;
     step->item_rows = rows;
     const int64_t stage = step->cin_g * cg_prod(step->src.logical, 3) * 4;
-    if (step->in_staged != 2)
+    if (!padded)
         step->in_staged = p->dtype != CG_F32 && !step->stream && stage <= PHASES_STAGE_CAP &&
-                          stage + stack_bytes(step, rows, budget->vlen, esize) <=
+                          stage + stack_bytes(step, rows, walk, budget->vlen, esize) <=
                               (plan->target.l2_bytes > 0 ? plan->target.l2_bytes
                                                          : PHASES_STACK_CAP);
     /* phase rows written per tile: an item's rows spread over the next item's tiles */
     const int64_t tiles = step->stride[1] * step->stride[2] *
-                          (cg_ceil_div(rows * walk_width(step), budget->vlen) / step->nv);
+                          (cg_ceil_div(rows * walk, budget->vlen) / step->nv);
     step->row_block = tiles > 0 ? cg_ceil_div(step->mr * rows, tiles) : rows;
     if (step->row_block < 1) step->row_block = 1;
     const int64_t blocks = cg_ceil_div(step->cout_g, step->mr);
