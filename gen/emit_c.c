@@ -987,6 +987,7 @@ static const char *fill_values(const cg_plan *plan, const cg_step *s, cg_templat
         set_planar_tile(v, s, p->dtype);
         set_planar_phase_taps(v, s);
         set_staged_source(v, "STAGED", s->in_staged, p->dtype); /* a group's dy planes, once */
+        cg_values_set(v, "STREAMV", "cg_vstream%s", vec_suffix(p->dtype));
         return "cpu/planar_phases.c.in";
     case CG_STEP_PLANAR_DW_GEMM: return fill_planar_dw_gemm(plan, s, v);
     case CG_STEP_DEPTHWISE_TURNED_DX:

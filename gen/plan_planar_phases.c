@@ -131,15 +131,11 @@ static int64_t walk_width(const cg_step *step) {
 }
 
 /* Stack bytes of a call with bands of `rows` phase rows `width` wide (walk_width): the phase
- * bands (two when streaming: the writer drains one while the tiles fill the other) and the
- * mirror of one channel's run. */
-static int64_t stack_bytes(const cg_step *step, int64_t rows, int64_t width, int vlen,
-                           int64_t esize) {
+ * bands, two when streaming (the writer drains one while the tiles fill the other). */
+static int64_t stack_bytes(const cg_step *step, int64_t rows, int64_t width, int vlen) {
     const int64_t phases = step->stride[1] * step->stride[2];
     const int64_t vectors = cg_ceil_div(cg_ceil_div(rows * width, vlen), step->nv) * step->nv;
-    const int64_t bands = (step->stream ? 2 : 1) * (phases * step->mr * vectors * vlen + vlen) * 4;
-    const int64_t mirror = (step->stride[1] * rows * step->dst.logical[2]) * esize + 128 + 8 * vlen;
-    return bands + (step->stream ? mirror : 0);
+    return (step->stream ? 2 : 1) * (phases * step->mr * vectors * vlen + 3 * vlen) * 4;
 }
 
 /* AVX2: a group's dy planes padded on the stack (planar_phases.c.in PADDED), where they take
@@ -194,7 +190,6 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
     if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
     /* dx larger than the L3 leaves by non-temporal stores, written between the tiles of the
      * next work item (a write pass after each item left the FMAs idle meanwhile) */
-    const int64_t esize = (int64_t)cg_dtype_size(p->dtype);
     step->stream = dx_over_l3(plan, dims);
     const int padded = pads_stage(plan, step);
     step->in_staged = padded ? 2 : 0;
@@ -202,12 +197,12 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
     /* bands: the whole phase plane where the stack allows it, else the most rows that fit */
     int64_t rows = phase_rows, cap = plan->target.l2_bytes / 2;
     if (cap <= 0 || cap > PHASES_STACK_CAP) cap = PHASES_STACK_CAP;
-    while (rows > 1 && stack_bytes(step, rows, walk, budget->vlen, esize) > cap) rows--;
+    while (rows > 1 && stack_bytes(step, rows, walk, budget->vlen) > cap) rows--;
     step->item_rows = rows;
     const int64_t stage = step->cin_g * cg_prod(step->src.logical, 3) * 4;
     if (!padded)
         step->in_staged = p->dtype != CG_F32 && !step->stream && stage <= PHASES_STAGE_CAP &&
-                          stage + stack_bytes(step, rows, walk, budget->vlen, esize) <=
+                          stage + stack_bytes(step, rows, walk, budget->vlen) <=
                               (plan->target.l2_bytes > 0 ? plan->target.l2_bytes
                                                          : PHASES_STACK_CAP);
     /* phase rows written per tile: an item's rows spread over the next item's tiles */

@@ -187,6 +187,20 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
     return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x31);
 }
 
+/* a0 b0 a1 b1 a2 b2 a3 b3 from 4 floats at a and 4 at b (any alignment): a stride-2 row's
+ * columns from its two column phases, read where they lie. Two 128-bit broadcasts (load
+ * ports), the unpacks within 128-bit lanes, and a blend that keeps one half of each: no
+ * cross-lane permute. */
+static inline cg_vec cg_vload_interleaved(const float *a, const float *b) {
+    const __m256 x = _mm256_broadcast_ps((const __m128 *)(const void *)a);
+    const __m256 y = _mm256_broadcast_ps((const __m128 *)(const void *)b);
+    return _mm256_blend_ps(_mm256_unpacklo_ps(x, y), _mm256_unpackhi_ps(x, y), 0xf0);
+}
+/* b in the lanes of m, a elsewhere. */
+static inline cg_vec cg_vblend_lanes(cg_vec a, cg_vec b, cg_lanes m) {
+    return _mm256_blendv_ps(a, b, m);
+}
+
 /* a0 a2 a4 a6 b0 b2 b4 b6: the even lanes of a row read at column stride 2, the inverse of the
  * interleaves. shuffle picks them within 128-bit lanes (a0 a2 b0 b2 | a4 a6 b4 b6); one
  * cross-lane permute fixes the order. */

@@ -161,6 +161,19 @@ static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) {
         a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), b);
 }
 
+/* a0 b0 a1 b1 ... a7 b7 from 8 floats at a and 8 at b (any alignment): a stride-2 row's
+ * columns from its two column phases, read where they lie. One two-source permute. */
+static inline cg_vec cg_vload_interleaved(const float *a, const float *b) {
+    return _mm512_permutex2var_ps(
+        _mm512_castps256_ps512(_mm256_loadu_ps(a)),
+        _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23),
+        _mm512_castps256_ps512(_mm256_loadu_ps(b)));
+}
+/* b in the lanes of m, a elsewhere. */
+static inline cg_vec cg_vblend_lanes(cg_vec a, cg_vec b, cg_lanes m) {
+    return _mm512_mask_blend_ps(m, a, b);
+}
+
 /* a0 a2 ... a14 b0 b2 ... b14: the even lanes of a row read at column stride 2, the inverse
  * of the interleaves. One two-source permute. */
 static inline cg_vec cg_vevens(cg_vec a, cg_vec b) {

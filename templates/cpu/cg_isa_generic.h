@@ -167,6 +167,17 @@ static inline cg_vec cg_veven(cg_vec a, cg_vec b) { return cg_vstride2(a, b, 0);
  * phases of a stride-2 row. */
 static inline cg_vec cg_vinterleave_lo(cg_vec a, cg_vec b) { return (cg_vec){a[0], b[0], a[1], b[1]}; }
 static inline cg_vec cg_vinterleave_hi(cg_vec a, cg_vec b) { return (cg_vec){a[2], b[2], a[3], b[3]}; }
+/* a0 b0 a1 b1 from 2 floats at a and 2 at b: a stride-2 row's columns from its two column
+ * phases, read where they lie. */
+static inline cg_vec cg_vload_interleaved(const float *a, const float *b) {
+    return (cg_vec){a[0], b[0], a[1], b[1]};
+}
+/* b in the lanes of m, a elsewhere. */
+static inline cg_vec cg_vblend_lanes(cg_vec a, cg_vec b, cg_lanes m) {
+    for (int l = 0; l < CG_VLEN; l++)
+        if (m >> l & 1u) a[l] = b[l];
+    return a;
+}
 /* a0 a2 b0 b2: the even lanes of a row read at column stride 2, the inverse of the
  * interleaves. */
 static inline cg_vec cg_vevens(cg_vec a, cg_vec b) { return (cg_vec){a[0], a[2], b[0], b[2]}; }
