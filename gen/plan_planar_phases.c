@@ -103,11 +103,19 @@ void cg_sort_taps_by_phase(cg_step *step, const cg_dims *dims) {
  * blocks so the last is not a sliver (128 channels on AVX-512: 16 blocks of 8, not 15 of 9),
  * among the tiles that need at most a tenth more blocks than the tallest: on AVX2 the even
  * 4 x 2 took a quarter more blocks, each a pass over dy, than 5 x 2 (S2 with 5: 1.02x on two
- * cores of a Zen 3, 1.10x on one; ResNet's 256-channel 28x28 stride-2 dx 1.19x on two). */
-static void choose_tile(cg_step *step, const cg_isa_budget *budget, int64_t band_vectors) {
-    int nv = budget->max_nv < 3 ? budget->max_nv : 3;
+ * cores of a Zen 3, 1.10x on one; ResNet's 256-channel 28x28 stride-2 dx 1.19x on two).
+ * A padded stage (pads_stage) clears no lanes, so its tile holds no masks, and on AVX2 it
+ * takes a third vector: 4 x 3 (12 accumulators, 3 dy vectors, a broadcast: the 16 ymm), 4 FMAs
+ * per dy vector loaded against 4 x 2's 2. S6 (8 channels a group, two blocks of 4 either way)
+ * 1.17x on two cores of the Zen 3, 1.19x on one (9 interleaved rounds). */
+#define PADDED_MAX_NV 3
+static void choose_tile(cg_step *step, const cg_isa_budget *budget, int64_t band_vectors,
+                        int padded) {
+    const int widest = padded ? PADDED_MAX_NV : budget->max_nv;
+    int nv = widest < 3 ? widest : 3;
     while (nv > 1 && cg_ceil_div(band_vectors, nv) * nv * 10 > band_vectors * 11) nv--;
-    const int held = nv + budget->broadcast_needs_register + budget->mask_needs_register * nv;
+    const int masks = padded ? 0 : budget->mask_needs_register * nv;
+    const int held = nv + budget->broadcast_needs_register + masks;
     int mr = (budget->registers - held) / nv;
     if (mr > budget->max_mr) mr = budget->max_mr;
     if (mr > step->cout_g) mr = (int)step->cout_g;
@@ -185,13 +193,13 @@ cg_status cg_plan_planar_phases(cg_plan *plan, const cg_dims *dims, char *msg) {
     cg_sort_taps_by_phase(step, dims);
     step->vlen = budget->vlen;
     const int64_t width = dims->out[2], phase_rows = cg_ceil_div(dims->in[1], dims->stride[1]);
-    choose_tile(step, budget, cg_ceil_div(phase_rows * width, budget->vlen));
+    const int padded = pads_stage(plan, step);
+    choose_tile(step, budget, cg_ceil_div(phase_rows * width, budget->vlen), padded);
     if (plan->target.force_nv > 0) step->nv = plan->target.force_nv;
     if (plan->target.force_mr > 0) step->mr = plan->target.force_mr;
     /* dx larger than the L3 leaves by non-temporal stores, written between the tiles of the
      * next work item (a write pass after each item left the FMAs idle meanwhile) */
     step->stream = dx_over_l3(plan, dims);
-    const int padded = pads_stage(plan, step);
     step->in_staged = padded ? 2 : 0;
     const int64_t walk = walk_width(step);
     /* bands: the whole phase plane where the stack allows it, else the most rows that fit */

@@ -700,15 +700,16 @@ static void test_planar_phases(void **state) {
     }
     /* AVX2 tiles: the NV column masks are ymm registers beside MR*NV accumulators, NV dy
      * vectors and the broadcast (16 in all); channels evened out over blocks only within a
-     * tenth more blocks. S2's 128 channels: 5 x 2 in 26 blocks (4 x 2 took 32); S6's 8: two
-     * blocks of 4; AVX-512 keeps 16 blocks of 8 for 128 (15 of 9 the tallest). */
+     * tenth more blocks. S2's 128 channels: 5 x 2 in 26 blocks (4 x 2 took 32); S6's 8, on a
+     * padded stage (no masks): two blocks of 4 x 3 vectors; AVX-512 keeps 16 blocks of 8 for
+     * 128 (15 of 9 the tallest). */
     static const struct {
         const char *problem;
         cg_isa isa;
         int mr, nv;
     } tiles[] = {
         {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 5, 2},
-        {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 4, 2},
+        {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 4, 3},
         {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 8, 3},
     };
     for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
@@ -719,7 +720,8 @@ static void test_planar_phases(void **state) {
         if (step->mr != tiles[c].mr || step->nv != tiles[c].nv)
             fail_msg("%s on %s: %d x %d", tiles[c].problem, cg_isa_name(tiles[c].isa), step->mr,
                      step->nv);
-        if (tiles[c].isa == CG_ISA_AVX2) assert_true(step->mr * step->nv + 2 * step->nv + 1 <= 16);
+        const int masks = step->in_staged == 2 ? 0 : step->nv;
+        if (tiles[c].isa == CG_ISA_AVX2) assert_true(step->mr * step->nv + step->nv + masks + 1 <= 16);
         free(plan);
     }
     /* AVX2 stages small groups' dy planes padded (no lane masks): S6 (8 channels, 26 x 26
