@@ -917,6 +917,17 @@ static void test_stride_phase_planes(void **state) {
                              "test $(grep -l 'define STAGED 1$' $d/src/*fbwdd*.c | wc -l) -eq $((5 - 5 * t)) && "
                              "f=$(grep -l 'define OUT1 170' $d/src/*fbwdd*__avx512.c) && "
                              "! grep -q 'BAND_ROWS 85$' $f");
+    /* the portable kernels' streamed writer too (4-lane vectors put together by their own
+     * interleaved loads and lane blends), every problem streamed */
+    int count;
+    cg_problem *problems = cgt_parse(config, &count);
+    char dir[4200];
+    build_pack_for("phases_generic", problems, count, 1, 1u << CG_ISA_GENERIC, dir);
+    char test[4400];
+    snprintf(test, sizeof test, "test $(grep -l 'define STREAM 1' %s/src/*fbwdd*__generic.c | wc -l) -eq 8", dir);
+    if (system(test) != 0) fail_msg("phases_generic: the streamed phase kernels are not planned");
+    check_pack_on(dir, problems, count, 1u << CG_ISA_GENERIC, "phases_generic");
+    free(problems);
 }
 
 /* The phase kernel on AVX2 with its dy planes staged padded (planar_phases.c.in PADDED: zero
