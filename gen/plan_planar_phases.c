@@ -38,8 +38,8 @@
  * vectors, S2) ran 9% faster than the row kernel. */
 #define PHASES_MIN_VECTORS 24
 
-/* Stack bytes the bands and the output mirror of one kernel call may use: they must stay in
- * the core's L2 with the group's dy rows beside them. */
+/* Stack bytes the bands of one kernel call may use: they must stay in the core's L2 with the
+ * group's dy rows beside them. */
 #define PHASES_STACK_CAP ((int64_t)512 << 10)
 
 /* 16-bit dy: a group's planes converted to f32 on the stack once per (n, group) a thread
