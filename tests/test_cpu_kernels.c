@@ -918,13 +918,20 @@ static void test_stride_phase_planes(void **state) {
                              "f=$(grep -l 'define OUT1 170' $d/src/*fbwdd*__avx512.c) && "
                              "! grep -q 'BAND_ROWS 85$' $f");
     /* the portable kernels' streamed writer too (4-lane vectors put together by their own
-     * interleaved loads and lane blends), every problem streamed */
+     * interleaved loads and lane blends): odd rows and the 7-wide f16 ones, streamed */
+    static const char portable[] =
+        "{\"problems\": ["
+        "{\"name\":\"odd\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":8,\"k\":32,\"input\":[41,43],\"filter\":[3,3],\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"narrow\",\"op\":\"bwd_data\",\"dtype\":\"f16\",\"layout\":\"NCHW\",\"n\":2,"
+        "\"c\":16,\"k\":16,\"groups\":2,\"input\":[200,7],\"filter\":[3,3],\"stride\":[2,2],"
+        "\"pad\":[1,1]}]}";
     int count;
-    cg_problem *problems = cgt_parse(config, &count);
+    cg_problem *problems = cgt_parse(portable, &count);
     char dir[4200];
     build_pack_for("phases_generic", problems, count, 1, 1u << CG_ISA_GENERIC, dir);
     char test[4400];
-    snprintf(test, sizeof test, "test $(grep -l 'define STREAM 1' %s/src/*fbwdd*__generic.c | wc -l) -eq 8", dir);
+    snprintf(test, sizeof test, "test $(grep -l 'define STREAM 1' %s/src/*fbwdd*__generic.c | wc -l) -eq 2", dir);
     if (system(test) != 0) fail_msg("phases_generic: the streamed phase kernels are not planned");
     check_pack_on(dir, problems, count, 1u << CG_ISA_GENERIC, "phases_generic");
     free(problems);
