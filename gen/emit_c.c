@@ -94,8 +94,8 @@ static void set_doubles(cg_template_values *v, const char *key, const double *va
  * otherwise (cg_wino_apply in templates/cpu/cg_wino.h computes a pair from two half sums). */
 static void set_transform_pairs(cg_template_values *v, const char *key, const double *m, int rows,
                                 int n) {
-    int64_t pairs[8] = {0};
-    for (int r = 0; r + 1 < rows && r + 1 < 8; r++) {
+    int64_t pairs[16] = {0};
+    for (int r = 0; r + 1 < rows && r + 1 < 16; r++) {
         if (pairs[r]) continue;
         int mirror = 1, odd = 0;
         for (int k = 0; k < n; k++) {
@@ -517,12 +517,13 @@ static void set_wino_storage(cg_template_values *v, const cg_problem *p, int sto
     set_planar_storage(v, p->dtype, stores);
 }
 
-/* The Winograd steps (plan_winograd.c): transform matrices from the step's tile size. */
+/* The Winograd steps (plan_winograd.c): transform matrices from the step's tile size,
+ * stride and pad parity. */
 static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_template_values *v) {
     const cg_problem *p = &plan->problem;
-    const double *bt, *g, *at;
-    if (cg_winograd_matrices(s->wino_m, &bt, &g, &at) != 0) return NULL;
-    int alpha = s->wino_m + 2;
+    cg_wino_transform t;
+    if (cg_winograd_transform(s->wino_m, s->wino_stride, s->wino_parity, &t) != 0) return NULL;
+    const int alpha = t.alpha;
     const int64_t depth_taps = s->taps[0], window = 9 * depth_taps;
     int64_t map[CG_MAX_TAPS];
     cg_values_int(v, "CIN", s->cin_g);
@@ -540,7 +541,7 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
         cg_values_int(v, "CI_STRIDE", w.cin);
         cg_values_int(v, "F_STRIDE", w.tap);
         set_list(v, "TAP_MAP", map, (int)window);
-        set_doubles(v, "G", g, alpha * 3);
+        set_doubles(v, "G", t.g, alpha * 3);
         cg_values_set(v, "LOAD", "%s", load_fn(p->dtype));
         return "cpu/wino_weights.c.in";
     }
@@ -565,6 +566,9 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "OFF_W", s->tap_offset[0][2]);
     cg_values_int(v, "CIN_PAD", s->cin_pad);
     cg_values_int(v, "TILE", s->wino_m);
+    cg_values_int(v, "ALPHA", alpha);
+    cg_values_int(v, "WINDOW", t.window);
+    cg_values_int(v, "IN_STEP", t.step);
     cg_values_int(v, "TILES_H", s->wino_tiles[0]);
     cg_values_int(v, "TILES_W", s->wino_tiles[1]);
     cg_values_int(v, "BLOCK_ROWS", s->wino_block[0]);
@@ -578,9 +582,9 @@ static const char *fill_winograd(const cg_plan *plan, const cg_step *s, cg_templ
     cg_values_int(v, "STORE_MODE", p->channels_last ? 1 : 0);
     cg_values_int(v, "OUT_PREFETCH", s->kind == CG_STEP_WINO_CONV && s->stream);
     set_wino_storage(v, p, 1);
-    set_doubles(v, "BT", bt, alpha * alpha);
-    set_doubles(v, "AT", at, s->wino_m * alpha);
-    set_transform_pairs(v, "BT_PAIRS", bt, alpha, alpha);
+    set_doubles(v, "BT", t.bt, alpha * t.window);
+    set_doubles(v, "AT", t.at, s->wino_m * alpha);
+    set_transform_pairs(v, "BT_PAIRS", t.bt, alpha, t.window);
     return "cpu/wino_conv.c.in";
 }
 

@@ -260,7 +260,11 @@ typedef struct cg_step {
      * wino_block[1] output tiles on a run of wino_planes output depth planes of one image;
      * its scratch (input band, a ring of taps[0] transformed input planes, products, output
      * band) lives on the calling thread's stack. */
-    int wino_m;                  /* output tile per dim: 2 or 4; 0 for other steps */
+    int wino_m;                  /* output tile per dim: 2 or 4 (stride 1), 4 or 8 (stride 2);
+                                  * 0 for other steps */
+    int wino_stride;             /* WINO_*: 1, or 2 for strided dx (cg_winograd_transform) */
+    int wino_parity;             /* stride 2: pad_lo % 2, whether a tile's first dx row and
+                                  * column take the filter's middle tap (1) or its outer two */
     int64_t wino_tiles[2];       /* tiles per dim: ceil(out / wino_m) */
     int64_t wino_block[2];       /* tiles per work item per dim */
     int64_t wino_planes;         /* output depth planes per work item (1 in 2-D) */
@@ -365,6 +369,19 @@ cg_status cg_plan_check_phase_id(const cg_plan *plan, int id, char msg[CG_MSG_MA
  * bt[alpha][alpha] (input: V = BT d BT^T), g[alpha][3] (filter: U = G w G^T), at[m][alpha]
  * (output: Y = AT M AT^T). Returns 0, or -1 for another m. */
 int cg_winograd_matrices(int m, const double **bt, const double **g, const double **at);
+
+/* A Winograd conv step's transforms, per dim: a tile of `tile` outputs reads `window` input
+ * positions, `step` apart from tile to tile, through `alpha` transformed points; row-major
+ * bt[alpha][window] (V = BT d BT^T), g[alpha][3] (U = G w G^T over the filter's natural tap
+ * order for stride 2, the rotated one for stride 1), at[tile][alpha] (Y = AT M AT^T). Stride
+ * 1: F(m x m, 3x3), m = tile. Stride 2 (dx only): both stride phases of a dim in one tile of
+ * 2m dx positions from m + 1 dy positions, F(m, 2) for the phase the filter's outer taps reach
+ * and the middle tap's m products (plan_winograd.c). Returns 0, or -1 for another shape. */
+typedef struct cg_wino_transform {
+    int tile, alpha, window, step;
+    double bt[9 * 6], g[9 * 3], at[8 * 9];
+} cg_wino_transform;
+int cg_winograd_transform(int tile, int stride, int parity, cg_wino_transform *out);
 
 /* Dx positions the phases leave unwritten, per dim: mask[x] = 1 if written; `mask` has
  * `extent` entries. Used by the zero-fill emitter and tests. */

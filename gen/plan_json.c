@@ -222,6 +222,8 @@ static void put_reduction(builder *b, cJSON *obj, const cg_step *s) {
 /* Fields of the Winograd steps (WINO_WEIGHTS, WINO_CONV). */
 static void put_winograd(builder *b, cJSON *obj, const cg_step *s) {
     put_int(b, obj, "wino_m", s->wino_m);
+    put_int(b, obj, "wino_stride", s->wino_stride);
+    if (s->wino_stride == 2) put_int(b, obj, "wino_parity", s->wino_parity);
     put_ints(b, obj, "wino_tiles", s->wino_tiles, 2);
     put_ints(b, obj, "wino_block", s->wino_block, 2);
     put_int(b, obj, "wino_planes", s->wino_planes);

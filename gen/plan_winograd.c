@@ -55,6 +55,61 @@ int cg_winograd_matrices(int m, const double **bt, const double **g, const doubl
     return 0;
 }
 
+/* F(2, 2), the correlation z[s] = d[s] h[0] + d[s + 1] h[1] (s < 2) over the points 0, 1 and
+ * infinity (Toom-Cook): bt[3][3], g[3][2], at[2][3]. */
+static const double bt_pair[3 * 3] = {-1, 1, 0, 0, 1, 0, 0, -1, 1};
+static const double g_pair[3 * 2] = {-1, 0, 1, 1, 0, 1};
+static const double at_pair[2 * 3] = {1, 1, 0, 0, 1, 1};
+
+/* Stride-2 dx, one dim (math.md section 1's phases, taken a tile at a time): with
+ * q = x + pad_lo, dx[x] = dy[q/2] w[0] + dy[q/2 - 1] w[2] for even q and dy[(q-1)/2] w[1] for
+ * odd q. A tile of 4 dx positions starting at an even x reads 3 dy positions d[0..2] (from
+ * dy[x/2 + floor((pad_lo - 1)/2)] on); its 2 even-q positions are F(2, 2) of d with
+ * h = (w[2], w[0]), its 2 odd-q positions the products d[s + 1 - parity] w[1]. Points: F(2,
+ * 2)'s 3, then the 2 middle-tap products: 5 against 6 multiplications direct (in 2-D 25
+ * against 36). parity = pad_lo % 2: the tile's first position is an even-q one (0) or an
+ * odd-q one (1). Every output reads only points whose dy it reads itself (AT's rows pick
+ * points 0 and 1, or 1 and 2, BT's rows d1 - d0, d1, d2 - d1), so a dx position no dy
+ * reaches comes out an exact zero, as the direct kernels' zero-fill makes it; F(4, 2)'s
+ * points mix a tile's five dy positions into every output and would leave rounding there. */
+static void stride2_transform(int parity, cg_wino_transform *t) {
+    enum { m = 2, n = m + 1, alpha = 2 * m + 1 };
+    memset(t, 0, sizeof *t);
+    t->tile = 2 * m;
+    t->alpha = alpha;
+    t->window = n;
+    t->step = m;
+    for (int j = 0; j < n; j++) {
+        for (int k = 0; k < n; k++) t->bt[j * n + k] = bt_pair[j * n + k];
+        t->g[j * 3 + 2] = g_pair[j * 2];     /* h[0] = w[2] */
+        t->g[j * 3 + 0] = g_pair[j * 2 + 1]; /* h[1] = w[0] */
+    }
+    for (int s = 0; s < m; s++) {
+        const int point = n + s, pair_row = 2 * s + parity, middle_row = 2 * s + 1 - parity;
+        t->bt[point * n + s + 1 - parity] = 1;
+        t->g[point * 3 + 1] = 1;
+        for (int j = 0; j < n; j++) t->at[pair_row * alpha + j] = at_pair[s * n + j];
+        t->at[middle_row * alpha + point] = 1;
+    }
+}
+
+int cg_winograd_transform(int tile, int stride, int parity, cg_wino_transform *out) {
+    if (stride == 2) {
+        if (tile != 4) return -1;
+        stride2_transform(parity, out);
+        return 0;
+    }
+    const double *bt, *g, *at;
+    if (stride != 1 || cg_winograd_matrices(tile, &bt, &g, &at) != 0) return -1;
+    memset(out, 0, sizeof *out);
+    const int alpha = tile + 2;
+    *out = (cg_wino_transform){.tile = tile, .alpha = alpha, .window = alpha, .step = tile};
+    memcpy(out->bt, bt, sizeof(double) * (size_t)(alpha * alpha));
+    memcpy(out->g, g, sizeof(double) * (size_t)(alpha * 3));
+    memcpy(out->at, at, sizeof(double) * (size_t)(tile * alpha));
+    return 0;
+}
+
 /* Stack scratch a kernel call may use: every thread's stack must hold it (libomp's workers
  * get OMP_STACKSIZE, 8 MiB on Debian's libomp; pthreads 8 MiB), and it should stay in the
  * core's L2 with the transformed weights beside it. */
@@ -67,7 +122,9 @@ int cg_winograd_matrices(int m, const double **bt, const double **g, const doubl
 #define U_BYTES_CAP ((int64_t)16 << 20)
 
 typedef struct wino_shape {
-    int m, alpha;
+    int m, alpha;      /* output tile per dim (2m for stride 2's F(m, 2)), transformed points */
+    int window, step;  /* input positions a tile reads, and from one tile to the next */
+    int stride, parity; /* cg_winograd_transform's */
     int64_t cin, cout, cin_pad, cout_pad, nr;
     int64_t tiles[2];
     int64_t depth_taps; /* KD: 1 for 2-D */
@@ -84,7 +141,8 @@ typedef struct wino_scratch {
 
 static wino_scratch scratch_layout(const wino_shape *s, int64_t r, int64_t c) {
     int64_t a2 = (int64_t)s->alpha * s->alpha;
-    int64_t band = (s->m * r + 2) * (s->m * c + 2) * s->cin_pad;
+    const int64_t halo = s->window - s->step;
+    int64_t band = (s->step * r + halo) * (s->step * c + halo) * s->cin_pad;
     int64_t prod = a2 * (r * c * s->cout_pad + CG_WINO_XI_SKEW);
     int64_t oband = s->m * r * s->m * c * s->cout_pad;
     wino_scratch w;
@@ -106,12 +164,19 @@ int64_t cg_winograd_scratch_budget(const cg_target *t) {
     return half_l2 < SCRATCH_CAP ? half_l2 : SCRATCH_CAP;
 }
 
+/* m: F(m x m, 3x3) at stride 1, F(m, 2) with the middle tap's products at stride 2 (dx). */
 static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int dx) {
     const cg_problem *p = &plan->problem;
     const cg_isa_budget *budget = cg_isa_budget_of(plan->target.isa);
     wino_shape s;
-    s.m = m;
-    s.alpha = m + 2;
+    s.stride = (int)dims->stride[1];
+    s.parity = s.stride == 2 ? (int)(dims->pad_lo[1] % 2) : 0;
+    cg_wino_transform t;
+    if (cg_winograd_transform(s.stride * m, s.stride, s.parity, &t) != 0) t.tile = 0;
+    s.m = t.tile;
+    s.alpha = t.alpha;
+    s.window = t.window;
+    s.step = t.step;
     s.cin = dx ? p->k : p->c;
     s.cout = dx ? p->c : p->k;
     s.cin_pad = (s.cin + budget->vlen - 1) / budget->vlen * budget->vlen;
@@ -120,7 +185,7 @@ static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int 
     s.nr = (int64_t)nv * budget->vlen;
     s.cout_pad = (s.cout + s.nr - 1) / s.nr * s.nr;
     const int64_t *out = dx ? dims->in : dims->out;
-    for (int i = 0; i < 2; i++) s.tiles[i] = (out[1 + i] + m - 1) / m;
+    for (int i = 0; i < 2; i++) s.tiles[i] = (out[1 + i] + s.m - 1) / s.m;
     s.depth_taps = dims->filter[0];
     return s;
 }
@@ -146,13 +211,18 @@ static int64_t u_bytes_of(const wino_shape *s) {
 /* Stack bytes of a staged step's band: the input band of one tile row (WINO_IN) or its output
  * band (WINO_OUT). */
 static int64_t staged_band_bytes(const wino_shape *s, int output) {
+    const int64_t halo = s->window - s->step;
     return output ? (int64_t)s->m * s->m * s->tiles[1] * s->cout_pad * 4
-                  : (int64_t)(s->m + 2) * (s->m * s->tiles[1] + 2) * s->cin_pad * 4;
+                  : (int64_t)s->window * (s->step * s->tiles[1] + halo) * s->cin_pad * 4;
 }
 
+/* Stride 2 is never staged: its V and M hold 25/9 of dy and 25/16 of dx (F(2, 2)), and
+ * through memory they cost more than streaming U from the L3 per block of tiles (S2, 128
+ * channels, two cores: staged 0.87-0.97x of the direct kernels, fused 1.35-1.48x). */
 static int staged_applies(const cg_plan *plan, const wino_shape *s, int64_t batch) {
     const int64_t l2 = plan->target.l2_bytes, l3_share = plan->target.l3_bytes / 8;
-    if (s->depth_taps != 1 || u_bytes_of(s) <= (l2 < l3_share ? l2 : l3_share)) return 0;
+    const int64_t fused_u = plan->target.vendor == CG_VENDOR_AMD || l2 > l3_share ? l3_share : l2;
+    if (s->depth_taps != 1 || s->stride != 1 || u_bytes_of(s) <= fused_u) return 0;
     const int64_t tiles = batch * s->tiles[0] * s->tiles[1];
     if ((int64_t)s->alpha * s->alpha * tiles * (s->cin_pad + s->cout_pad) * 4 > STAGED_WS_CAP)
         return 0;
@@ -160,15 +230,20 @@ static int staged_applies(const cg_plan *plan, const wino_shape *s, int64_t batc
     return staged_band_bytes(s, 0) <= budget && staged_band_bytes(s, 1) <= budget;
 }
 
-/* Structural conditions: what the kernels can do at all. */
+/* Structural conditions: what the kernels can do at all. Stride 2 (both plane dims): dx
+ * alone, 2-D, and one parity of pad_lo for rows and columns (one transform serves both). */
 static int structurally_applies(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     if (plan->target.isa == CG_ISA_GLSL || p->rank < 2 || p->groups != 1) return 0;
     if (p->ops & ~(unsigned)(CG_OP_FWD | CG_OP_BWD_DATA)) return 0;
+    const int64_t stride = dims->stride[1];
     for (int i = 1; i < 3; i++)
-        if (dims->filter[i] != 3 || dims->stride[i] != 1 || dims->dilation[i] != 1) return 0;
+        if (dims->filter[i] != 3 || dims->stride[i] != stride || dims->dilation[i] != 1) return 0;
+    if (stride == 2)
+        return p->ops == CG_OP_BWD_DATA && p->rank == 2 &&
+               dims->pad_lo[1] % 2 == dims->pad_lo[2] % 2;
     /* depth (3-D): any filter extent, summed tap by tap */
-    return dims->stride[0] == 1 && dims->dilation[0] == 1;
+    return stride == 1 && dims->stride[0] == 1 && dims->dilation[0] == 1;
 }
 
 /* A staged F(4x4) plan's GEMMs stream each transformed weight past the batch's tiles: under
@@ -195,10 +270,30 @@ static int thin_tile_reuse(const cg_plan *plan, const cg_dims *dims) {
  * forward 40-73%. */
 #define WINO_MIN_PIXELS 100
 
+/* Stride-2 dx: F(2, 2) with the middle tap's products (stride2_transform), whatever tile an
+ * override asks for: a 4 x 4 dx tile from 3 x 3 dy in 25 products per channel pair against
+ * 36 direct (1.44x fewer). F(4, 2)'s 8 x 8 tiles (81 against 144, 1.78x fewer) ran no faster
+ * (S2 on two cores 18.3-30.4 ms with 4-7 tiles a block against F(2, 2)'s 18.1; 256 channels
+ * at 28x28 0.66x): its U is 3.2x larger (5.3 MB at 128 channels each way) and a block holds
+ * 3-7 of its tiles, so every block streams all of U past few products; and its points mix
+ * every dy of a tile into every output (stride2_transform). Fused only (staged_applies), so U
+ * must stay under U_BYTES_CAP: ResNet's 512-channel 14x14 dx (U 26 MB) keeps the direct
+ * kernels, 1.13-1.2x faster than it staged. */
+static int stride2_tile(const cg_plan *plan, const cg_dims *dims, int forced) {
+    const cg_problem *p = &plan->problem;
+    if (!forced && (p->c < 16 || p->k < 16)) return 0;
+    if (!forced && p->n * cg_prod(dims->out, 3) <= WINO_MIN_PIXELS) return 0;
+    const wino_shape s = shape_of(plan, dims, 2, 1);
+    if (scratch_of(&s, 1, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;
+    if (!forced && u_bytes_of(&s) > U_BYTES_CAP) return 0;
+    return 2;
+}
+
 int cg_winograd_tile(const cg_plan *plan, const cg_dims *dims) {
     const cg_problem *p = &plan->problem;
     int forced = plan->target.force_winograd;
     if (forced < 0 || !structurally_applies(plan, dims)) return 0;
+    if (dims->stride[1] == 2) return stride2_tile(plan, dims, forced);
     /* Heuristic: F(4x4,3x3) once both channel counts fill a vector's worth of the GEMM
      * (below 16 the transforms, which do not shrink with the channel count, dominate and the
      * direct kernels win) and the transformed weights stay under U_BYTES_CAP. F(4) beats F(2)
@@ -224,24 +319,68 @@ static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
     return step;
 }
 
-/* Tiles per work item: whole tile rows when they fit the scratch budget (fewest band edges),
- * else the widest even split of a row; then more rows while the scratch fits, the GEMM rows
- * stay under 32 tiles (enough to amortize streaming the weights through L1) and every
- * thread keeps at least 8 work items (counting one per output plane). Then as many output
- * planes per item as keep 8 items per thread: each item transforms KD - 1 input planes
- * beyond its own run of planes, so longer runs waste less. */
+/* Whether a block of `tiles` GEMM rows, spread over register tiles of the plan's mr
+ * (cg_tile_mr), ends in one too short to hide the FMA latency: its accumulators (rows x nv)
+ * are the independent chains, and under FMA_CHAINS of them the FMA units wait (two pipes x 4
+ * cycles on AVX2 and AVX-512 cores). 7 tiles run as 4 + 3 rows of 2 vectors, the 3 rows at
+ * three quarters of the rate: S2's stride-2 blocks of 7 tiles ran 1.11-1.31x slower than 14
+ * (5 + 5 + 4). */
+#define FMA_CHAINS 8
+static int short_register_tail(const cg_plan *plan, const wino_shape *s, int64_t tiles) {
+    const int nv = (int)(s->nr / cg_isa_budget_of(plan->target.isa)->vlen);
+    const int64_t mr = plan->target.force_mr > 0 ? plan->target.force_mr
+                                                 : cg_tile_mr(plan->target.isa, nv, tiles);
+    const int64_t tail = tiles - (tiles - 1) / mr * mr;
+    return tail < tiles && tail * nv < FMA_CHAINS;
+}
+
+/* Rows of tiles per work item for blocks c tiles wide (blocks_w to a row): more while the
+ * scratch fits `budget`, the GEMM rows stay under 32 tiles (enough to amortize streaming the
+ * weights through L1) and every thread keeps at least 8 work items (counting one per output
+ * plane). */
+static int64_t block_rows(const cg_plan *plan, const wino_shape *s, int64_t c, int64_t blocks_w,
+                          int64_t images, int64_t budget) {
+    const int64_t min_items = 8 * (int64_t)plan->target.threads;
+    int64_t r = 1;
+    while (r < s->tiles[0] && (r + 1) * c <= 32 && scratch_of(s, r + 1, c) <= budget &&
+           images * ((s->tiles[0] + r) / (r + 1)) * blocks_w >= min_items)
+        r++;
+    return r;
+}
+
+/* A block of whole tile rows may take three quarters of the L2 where half would split the
+ * rows: its band loads and stores run along whole rows (turned 8 pixels at a time
+ * channels-first) and it streams U past more tiles. S3 whole rows of 14 tiles (257 KiB)
+ * against 2 x 5 (185 KiB): 1.20x on two cores; S2's 14 (353 KiB) against 2 x 5 (253 KiB):
+ * 1.18x, one core 1.14x; ResNet's 64-channel 56x56 dx 1.10x. Split rows stay under half the
+ * L2: 128 channels at 28x28 (F(4x4)) ran 2 x 4 tiles (293 KiB) 1.24x slower than 1 x 4. */
+static int64_t whole_row_budget(const cg_target *t) {
+    const int64_t three_quarters = t->l2_bytes > 0 ? t->l2_bytes / 4 * 3 : SCRATCH_CAP;
+    return three_quarters < SCRATCH_CAP ? three_quarters : SCRATCH_CAP;
+}
+
+/* Tiles per work item: whole tile rows when they fit whole_row_budget with register tiles
+ * that hide the FMA latency (short_register_tail); else the widest even split of a row under
+ * cg_winograd_scratch_budget, a narrower one only where the wider would end in a short
+ * register tile; block_rows rows. Then as many output planes per item as keep 8 items per
+ * thread: each item transforms KD - 1 input planes beyond its own run of planes, so longer
+ * runs waste less. */
 static void choose_block(const cg_plan *plan, const wino_shape *s, int64_t out_d, int64_t block[2],
                          int64_t *planes) {
-    int64_t budget = cg_winograd_scratch_budget(&plan->target), c = s->tiles[1];
-    while (c > 1 && scratch_of(s, 1, c) > budget) c--;
-    int64_t blocks_w = (s->tiles[1] + c - 1) / c;
-    c = (s->tiles[1] + blocks_w - 1) / blocks_w;
-    int64_t r = 1, min_items = 8 * (int64_t)plan->target.threads;
-    int64_t images = plan->problem.n * out_d;
-    while (r < s->tiles[0] && (r + 1) * c <= 32 && scratch_of(s, r + 1, c) <= budget) {
-        int64_t items = images * ((s->tiles[0] + r) / (r + 1)) * blocks_w;
-        if (items < min_items) break;
-        r++;
+    const int64_t min_items = 8 * (int64_t)plan->target.threads, images = plan->problem.n * out_d;
+    const int64_t row_budget = whole_row_budget(&plan->target);
+    int64_t r = 0, c = s->tiles[1], blocks_w = 1;
+    if (scratch_of(s, 1, c) <= row_budget) {
+        r = block_rows(plan, s, c, 1, images, row_budget);
+        if (short_register_tail(plan, s, r * c)) r = 0;
+    }
+    const int64_t budget = cg_winograd_scratch_budget(&plan->target);
+    int64_t widest = s->tiles[1];
+    while (widest > 1 && scratch_of(s, 1, widest) > budget) widest--;
+    for (int64_t w = widest; w >= 1 && (r == 0 || short_register_tail(plan, s, r * c)); w--) {
+        const int64_t bw = (s->tiles[1] + w - 1) / w, cw = (s->tiles[1] + bw - 1) / bw;
+        const int64_t rr = block_rows(plan, s, cw, bw, images, budget);
+        if (r == 0 || !short_register_tail(plan, s, rr * cw)) r = rr, c = cw, blocks_w = bw;
     }
     int64_t blocks_h = (s->tiles[0] + r - 1) / r;
     block[0] = (s->tiles[0] + blocks_h - 1) / blocks_h;
@@ -317,7 +456,9 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
         wino_shape s = shape_of(plan, dims, m, dx);
         cg_step *conv = add(plan, CG_STEP_WINO_CONV, msg);
         if (!conv) return CG_ERR_UNSUPPORTED;
-        conv->wino_m = m;
+        conv->wino_m = s.m;
+        conv->wino_stride = s.stride;
+        conv->wino_parity = s.parity;
         conv->groups = 1;
         conv->cin_g = s.cin;
         conv->cout_g = s.cout;
@@ -333,7 +474,9 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
         conv->dst.buffer = dx ? CG_T_DX : CG_T_Y;
         /* Window position (jd, j0, j1) reads in[p + first + j]: fwd first = -pad_lo and
          * w'[j] = w[j]; dx first = pad_lo - (extent - 1) and w'[j] = w[extent - 1 - j]
-         * (180-degree rotation). Depth extent KD (1 for 2-D), rows and columns 3. */
+         * (180-degree rotation). Depth extent KD (1 for 2-D), rows and columns 3. Stride 2:
+         * the tile starting at dx position x reads dy from x / 2 + floor((pad_lo - 1) / 2) on
+         * (stride2_transform), its G over the filter's own tap order. */
         const int64_t kd = s.depth_taps, ext[3] = {kd, 3, 3};
         for (int64_t jd = 0, t = 0; jd < kd; jd++)
             for (int j0 = 0; j0 < 3; j0++)
@@ -341,9 +484,10 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
                     int64_t j[3] = {jd, j0, j1};
                     for (int i = 0; i < 3; i++)
                         conv->tap_offset[t][i] =
-                            (int32_t)(dx ? dims->pad_lo[i] - (ext[i] - 1) + j[i]
-                                         : j[i] - dims->pad_lo[i]);
-                    conv->tap_map[t] = (int32_t)(dx ? ((kd - 1 - jd) * 3 + 2 - j0) * 3 + 2 - j1 : t);
+                            (int32_t)(s.stride == 2 ? (i == 0 ? 0 : dims->pad_lo[i] == 0 ? -1 : (dims->pad_lo[i] - 1) / 2)
+                                      : dx ? dims->pad_lo[i] - (ext[i] - 1) + j[i]
+                                           : j[i] - dims->pad_lo[i]);
+                    conv->tap_map[t] = (int32_t)(dx && s.stride == 1 ? ((kd - 1 - jd) * 3 + 2 - j0) * 3 + 2 - j1 : t);
                 }
         conv->taps[0] = kd;
         conv->taps[1] = conv->taps[2] = 3;

@@ -100,13 +100,25 @@ static unsigned best_path_isa(void) {
 }
 
 /* Builds the problems into the test pack `leaf` for the ISAs of isa_mask, under a target that
- * claims a 4 KiB L3 when tiny_l3 (the non-temporal paths), and leaves its directory in dir. */
+ * claims a 4 KiB L3 when tiny_l3 (the non-temporal paths), with the plan overrides (JSON
+ * text, as `convgrad gen --plan` reads them) unless NULL, and leaves its directory in dir. */
 static void build_pack_for(const char *leaf, const cg_problem *problems, int count, int tiny_l3,
-                           unsigned isa_mask, char dir[4200]) {
+                           unsigned isa_mask, const char *overrides, char dir[4200]) {
     cg_gen_options options = {.targets = CG_TARGET_CPU,
                               .isa_mask = isa_mask,
                               .threads = 2};
-    char msg[CG_MSG_MAX];
+    char msg[CG_MSG_MAX], path[4200], json[256];
+    if (overrides) {
+        snprintf(path, sizeof path, "%s", cgt_pack_dir(""));
+        cg_make_dirs(path, msg);
+        snprintf(json, sizeof json, "%s.json", leaf);
+        snprintf(path, sizeof path, "%s", cgt_pack_dir(json));
+        FILE *file = fopen(path, "w");
+        assert_non_null(file);
+        fprintf(file, "%s\n", overrides);
+        fclose(file);
+        options.plan_file = path;
+    }
     snprintf(dir, 4200, "%s", cgt_pack_dir(leaf));
     if (tiny_l3) setenv("CONVGRAD_L3_BYTES", "4096", 1);
     cg_status built = cgt_build_pack(dir, problems, count, &options, msg);
@@ -116,8 +128,13 @@ static void build_pack_for(const char *leaf, const cg_problem *problems, int cou
 
 static void build_cpu_pack(const char *leaf, const cg_problem *problems, int count, int tiny_l3,
                            char dir[4200]) {
-    build_pack_for(leaf, problems, count, tiny_l3, PATH_ISAS, dir);
+    build_pack_for(leaf, problems, count, tiny_l3, PATH_ISAS, NULL, dir);
 }
+
+/* Plan overrides for build_pack_for: none (the heuristics), or the direct kernels where a
+ * test's problems are about them and Winograd would take some (3x3 stride 1 or 2). */
+static const char *const overrides_none = NULL;
+static const char direct[] = "{\"winograd\": 0}";
 
 /* Opens the pack in dir and checks every problem against the reference on each ISA of
  * isa_mask. */
@@ -145,10 +162,10 @@ static void check_pack_on_path_isas(const char *dir, const cg_problem *problems,
 /* The problems built into pack `name` (under a claimed 4 KiB L3 when tiny_l3): the shell test
  * `planned` (given $d, the pack, $t, tiny_l3, and $n, the problem count) shows the paths
  * under test are really planned, then every problem is checked on AVX-512 and AVX2 (PATH_ISAS). */
-static void check_planned_pack(const char *name, const cg_problem *problems, int count,
-                               int tiny_l3, const char *planned) {
+static void check_planned_pack(const char *name, const char *overrides, const cg_problem *problems,
+                               int count, int tiny_l3, const char *planned) {
     char dir[4200], test[8400];
-    build_cpu_pack(name, problems, count, tiny_l3, dir);
+    build_pack_for(name, problems, count, tiny_l3, PATH_ISAS, overrides, dir);
     snprintf(test, sizeof test, "d=%s; t=%d; n=%d; %s", dir, tiny_l3, count, planned);
     if (system(test) != 0) fail_msg("%s: the paths under test are not planned: %s", name, planned);
     check_pack_on_path_isas(dir, problems, count, name);
@@ -157,13 +174,14 @@ static void check_planned_pack(const char *name, const cg_problem *problems, int
 /* The problems of `config` built twice, as the machine is and under a target that claims a
  * 4 KiB L3 (the non-temporal paths), into packs `leaf` and `leaf`_stream, each checked by
  * check_planned_pack. */
-static void check_plain_and_streamed(const char *leaf, const char *config, const char *planned) {
+static void check_plain_and_streamed(const char *leaf, const char *overrides, const char *config,
+                                     const char *planned) {
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     for (int tiny_l3 = 0; tiny_l3 < 2; tiny_l3++) {
         char name[200];
         snprintf(name, sizeof name, "%s%s", leaf, tiny_l3 ? "_stream" : "");
-        check_planned_pack(name, problems, count, tiny_l3, planned);
+        check_planned_pack(name, overrides, problems, count, tiny_l3, planned);
     }
     free(problems);
 }
@@ -911,8 +929,8 @@ static void test_stride_phase_planes(void **state) {
         "\"c\":16,\"k\":16,\"groups\":2,\"input\":[200,7],\"filter\":[3,3],\"stride\":[2,2],"
         "\"pad\":[1,1]}]}";
     /* every problem on every ISA (g8 on AVX-512 only when streamed), streamed under the tiny
-     * L3, the tall plane banded */
-    check_plain_and_streamed("phases", config,
+     * L3, the tall plane banded; the direct kernels (Winograd would take the odd one) */
+    check_plain_and_streamed("phases", direct, config,
                              "test $(grep -l \"define STREAM $t\" $d/src/*fbwdd*.c | wc -l) -eq $((14 + 2 * t)) && "
                              "test $(grep -l 'define STAGED 1$' $d/src/*fbwdd*.c | wc -l) -eq $((5 - 5 * t)) && "
                              "f=$(grep -l 'define OUT1 170' $d/src/*fbwdd*__avx512.c) && "
@@ -929,7 +947,7 @@ static void test_stride_phase_planes(void **state) {
     int count;
     cg_problem *problems = cgt_parse(portable, &count);
     char dir[4200];
-    build_pack_for("phases_generic", problems, count, 1, 1u << CG_ISA_GENERIC, dir);
+    build_pack_for("phases_generic", problems, count, 1, 1u << CG_ISA_GENERIC, direct, dir);
     char test[4400];
     snprintf(test, sizeof test, "test $(grep -l 'define STREAM 1' %s/src/*fbwdd*__generic.c | wc -l) -eq 2", dir);
     if (system(test) != 0) fail_msg("phases_generic: the streamed phase kernels are not planned");
@@ -1050,7 +1068,7 @@ static void test_planar_conv_flat(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("rows_flat", problems, count, 0,
+    check_planned_pack("rows_flat", overrides_none, problems, count, 0,
                        "test $(grep -l 'define FLAT 1' $d/src/*.c | wc -l) -eq $((2 * n))");
     free(problems);
 }
@@ -1100,7 +1118,7 @@ static void test_planar_conv_short_rows(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("short_rows", problems, count, 0,
+    check_planned_pack("short_rows", overrides_none, problems, count, 0,
                        "test $(ls $d/src/ | grep -c -e '_pbwdd_' -e '_pfwd_') -eq $((2 * n)) && "
                        "! ls $d/src/ | grep -q -e 'tocl' -e 'fromcl'");
     free(problems);
@@ -1148,7 +1166,7 @@ static void test_planar_conv_staged(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("staged", problems, count, 0,
+    check_planned_pack("staged", overrides_none, problems, count, 0,
                        "test $(grep -l 'define STAGED 1' $d/src/*.c | wc -l) -eq $((2 * n))");
     free(problems);
 }
@@ -1193,7 +1211,7 @@ static void test_1x1_dx_staged(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("dx_1x1_staged", problems, count, 0,
+    check_planned_pack("dx_1x1_staged", overrides_none, problems, count, 0,
                        "test $(grep -l 'define STAGED 1' $d/src/*gbwdd*.c $d/src/*gfwd*.c | "
                        "wc -l) -eq $((2 * (n - 2))) && "
                        "test $(grep -l 'define NT_STORES 1' $d/src/*gbwdd*.c | wc -l) -eq 2 && "
@@ -1238,7 +1256,7 @@ static void test_dw_x_converted(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("x_converted", problems, count, 0,
+    check_planned_pack("x_converted", overrides_none, problems, count, 0,
                        "test $(ls $d/src/ | grep -c -e '_tof32x_' -e '_tof32dy_') -eq $((2 * n - 4))");
     free(problems);
 }
@@ -1313,7 +1331,7 @@ static void test_planar_dw_flat(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("dw_flat", problems, count, 0,
+    check_planned_pack("dw_flat", overrides_none, problems, count, 0,
                        "test $(grep -l 'template: templates/cpu/planar_dw_flat.c.in' "
                        "$d/src/*.c | wc -l) -eq $((2 * n))");
     free(problems);
@@ -1341,7 +1359,7 @@ static void test_planar_depthwise_rows(void **state) {
         "\"c\":4,\"k\":4,\"groups\":4,\"input\":[10,40],\"filter\":[3,3],\"pad\":[1,1]}]}";
     /* every problem on the row kernel on both ISAs, the f32 ones streamed under the tiny L3,
      * the pair's dx in planes */
-    check_plain_and_streamed("depthwise_rows", config,
+    check_plain_and_streamed("depthwise_rows", overrides_none, config,
                              "test $(ls $d/src/*_dwpbwdd_* $d/src/*_dwpfwd_* | wc -l) -eq 10 && "
                              "test $(grep -l 'define STREAM 1' $d/src/*_dwpbwdd_* $d/src/*_dwpfwd_* "
                              "| wc -l) -eq $((t * 8)) && "
@@ -1374,7 +1392,7 @@ static void test_planar_depthwise_staged(void **state) {
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
-    check_planned_pack("depthwise_staged", problems, count, 0,
+    check_planned_pack("depthwise_staged", overrides_none, problems, count, 0,
                        "test $(grep -l 'define STAGED 1' $d/src/*_dwpbwdd_*.c $d/src/*_dwpfwd_*.c "
                        "| wc -l) -eq $((2 * (n - 1))) && "
                        "! grep -l 'define STAGED 1' $d/src/*_dwpbwdd_*.c | grep -q pair");
@@ -1429,7 +1447,7 @@ static void test_planar_dw_slide(void **state) {
         "\"groups\":3,\"input\":[12,70],\"filter\":[1,1],\"stride\":[2,2]}]}";
     /* all 13 dw on the planar dw kernel, rows not flattened, splits that cut planes (at
      * stride 1 and 2); the paired dx a plane per item, the f32 ones streamed under the tiny L3 */
-    check_plain_and_streamed("planar_dw_slide", config,
+    check_plain_and_streamed("planar_dw_slide", overrides_none, config,
                              "test $(ls $d/src/*_dwpbwdw_*__avx512.c | wc -l) -eq 13 && "
                              "test $(grep -l 'define COL_PERIOD 0 ' $d/src/*_dwpbwdw_*__avx512.c "
                              "| wc -l) -eq 13 && "
@@ -1919,7 +1937,7 @@ static void test_depthwise_flat_kernels(void **state) {
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
-    build_pack_for("depthwise_flat", problems, count, 0, GENERIC_PATH_ISAS, dir);
+    build_pack_for("depthwise_flat", problems, count, 0, GENERIC_PATH_ISAS, NULL, dir);
     /* the path under test is really planned: on AVX-512 the 8 dx problems walk flat (the 4
      * in 16-bit staged, the two 7x7 ones in two stages) and
      * every dw one takes the row-window kernel (depthwise_rows_dw, 5 of them with two planes
@@ -2040,7 +2058,7 @@ static void test_dx_1x1_gemm_kernels(void **state) {
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
-    build_pack_for("dx_1x1_gemm", problems, count, 0, GENERIC_PATH_ISAS, dir);
+    build_pack_for("dx_1x1_gemm", problems, count, 0, GENERIC_PATH_ISAS, NULL, dir);
     /* the path under test is really planned: the stride-1 problems on every ISA; strided dy
      * planes of a vector to 63 pixels (AVX-512: 16 to 63, AVX2 8 to 63, generic 4 to 63): 6 on
      * AVX-512, 7 on AVX2 and generic */

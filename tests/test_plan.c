@@ -32,6 +32,12 @@ static const cg_target base_target = {
     .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20,
     .l3_bytes = 32 << 20};
 
+/* base_target without Winograd, for the direct kernels' tests on 3x3 problems it would take
+ * (stride-2 dx among them) */
+static const cg_target direct_target = {
+    .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20,
+    .l3_bytes = 32 << 20, .force_winograd = -1};
+
 static cg_problem parse(const char *text) {
     cg_problem p;
     char msg[CG_MSG_MAX] = "";
@@ -211,6 +217,26 @@ static int step_pairs(const cg_step *s, const geo *g, const int64_t hh[3], int64
 static int planar_pairs(const cg_step *s, const geo *g, const int64_t x[3], int64_t *codes) {
     int n = 0;
     int64_t taps = s->taps[0] * s->taps[1] * s->taps[2];
+    if (s->wino_stride == 2) {
+        /* stride-2 Winograd (2-D): per plane dim, q = x + pad_lo, where the tiles' first dy
+         * position floor((pad_lo - 1) / 2) and pad_lo's parity give pad_lo; even q sums dy
+         * q/2 with tap 0 and q/2 - 1 with tap 2, odd q dy (q - 1)/2 with tap 1 */
+        int64_t o[3][2] = {{0}}, k[3][2] = {{0}}, count[3] = {1, 0, 0};
+        for (int i = 1; i < 3; i++) {
+            const int64_t q = x[i] + 2 * s->tap_offset[0][i] + 2 - s->wino_parity;
+            if (q % 2 == 0)
+                o[i][0] = q / 2, k[i][0] = 0, o[i][1] = q / 2 - 1, k[i][1] = 2, count[i] = 2;
+            else
+                o[i][0] = (q - 1) / 2, k[i][0] = 1, count[i] = 1;
+        }
+        for (int a = 0; a < count[1]; a++)
+            for (int b = 0; b < count[2]; b++) {
+                const int64_t o1 = o[1][a], o2 = o[2][b];
+                if (x[0] != 0 || o1 < 0 || o1 >= g->out[1] || o2 < 0 || o2 >= g->out[2]) continue;
+                codes[n++] = (o1 * g->out[2] + o2) * g->taps + s->tap_map[k[1][a] * 3 + k[2][b]];
+            }
+        return n;
+    }
     if (s->kind == CG_STEP_PLANAR_PHASES || s->kind == CG_STEP_DEPTHWISE_TURNED_DX) {
         /* x = (0, S1*jy + qy, SW*jx + qx): the phase's taps, dy at (jy + a, jx + b) */
         const int64_t s1 = s->stride[1], sw = s->stride[2], p = x[1] % s1 * sw + x[2] % sw;
@@ -673,7 +699,7 @@ static void test_planar_phases(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem raw = parse(cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
+        cg_plan *plan = plan_for(&raw, &direct_target);
         assert_int_equal(count_kind(plan, CG_STEP_PLANAR_PHASES), 1);
         assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL) +
                              count_kind(plan, CG_STEP_ZERO_FILL) + count_kind(plan, CG_STEP_PLANAR_CONV),
@@ -691,7 +717,7 @@ static void test_planar_phases(void **state) {
         cg_plan *plan;
         const cg_step *s6 = planned_step(
             "bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0",
-            &base_target, CG_STEP_PLANAR_PHASES, &plan);
+            &direct_target, CG_STEP_PLANAR_PHASES, &plan);
         assert_true(s6->stream);
         assert_int_equal(s6->mr, 8);
         assert_int_equal(s6->phase_tap_end[3], 9);
@@ -713,7 +739,7 @@ static void test_planar_phases(void **state) {
         {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 8, 3},
     };
     for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
-        cg_target t = base_target;
+        cg_target t = direct_target;
         t.isa = tiles[c].isa;
         cg_plan *plan;
         const cg_step *step = planned_step(tiles[c].problem, &t, CG_STEP_PLANAR_PHASES, &plan);
@@ -738,7 +764,7 @@ static void test_planar_phases(void **state) {
         {"bwdd_f32_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0},
     };
     for (size_t c = 0; c < sizeof padded / sizeof padded[0]; c++) {
-        cg_target t = base_target;
+        cg_target t = direct_target;
         t.isa = padded[c].isa;
         t.l2_bytes = 512 << 10;
         cg_plan *plan;
@@ -768,7 +794,7 @@ static void test_planar_phases(void **state) {
         {"bwdd_bf16_nchw_g32mb64ic256oc256_i50x50_o25x25_f3x3_s2x2_d1x1_pl1x1_ph0x0", 2 << 20, 0},
     };
     for (size_t c = 0; c < sizeof staging / sizeof staging[0]; c++) {
-        cg_target t = base_target;
+        cg_target t = direct_target;
         t.l2_bytes = staging[c].l2_bytes;
         cg_plan *plan;
         const cg_step *step = planned_step(staging[c].problem, &t, CG_STEP_PLANAR_PHASES, &plan);
@@ -1149,7 +1175,7 @@ static void test_conv_weight_copies(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem raw = parse(cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
+        cg_plan *plan = plan_for(&raw, &direct_target);
         const cg_step *conv = find_kind(plan, CG_STEP_CONV);
         assert_non_null(conv);
         if (conv->w_local_ci != cases[c].local_ci)
@@ -1160,7 +1186,7 @@ static void test_conv_weight_copies(void **state) {
         free(plan);
     }
     /* AVX2: a 3x3's 9 taps pass a vector of 8, so 16-bit channels-first weights keep the pack */
-    cg_target avx2 = base_target;
+    cg_target avx2 = direct_target;
     avx2.isa = CG_ISA_AVX2;
     cg_problem raw = parse("bwdd_bf16_nchw_g1mb1ic512oc512_i7x7_o7x7_f3x3_s1x1_d1x1_pl1x1_ph1x1");
     cg_plan *plan = plan_for(&raw, &avx2);
@@ -1172,7 +1198,7 @@ static void test_conv_weight_copies(void **state) {
     assert_true(find_kind(plan, CG_STEP_CONV)->w_local_ci > 0);
     free(plan);
     /* one thread: the stride phases of a channels-first dx share the pack */
-    cg_target one = base_target;
+    cg_target one = direct_target;
     one.threads = 1;
     raw = parse("bwdd_f32_nchw_g1mb1ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0");
     plan = plan_for(&raw, &one);
@@ -2399,7 +2425,7 @@ static void test_shared_phase_pack(void **state) {
         {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_GLSL, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cg_target t = base_target;
+        cg_target t = direct_target;
         t.isa = cases[c].isa;
         cg_plan *plan;
         const cg_step *first = planned_step(cases[c].problem, &t, CG_STEP_CONV, &plan);
@@ -2497,7 +2523,7 @@ static void test_conv_1x1_flat(void **state) {
         {"bwdd_bf16_nhwc_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", CG_ISA_AVX512, -1, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cg_target t = base_target;
+        cg_target t = direct_target;
         t.isa = cases[c].isa;
         cg_plan *plan;
         planned_step(cases[c].problem, &t, CG_STEP_CONV, &plan);
@@ -3167,7 +3193,7 @@ static void test_planar_strided_dx(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem raw = parse(cases[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
+        cg_plan *plan = plan_for(&raw, &direct_target);
         assert_int_equal(count_kind(plan, CG_STEP_PLANAR_CONV), 1);
         assert_int_equal(count_kind(plan, CG_STEP_TO_CL) + count_kind(plan, CG_STEP_FROM_CL) +
                              count_kind(plan, CG_STEP_ZERO_FILL),
@@ -3190,12 +3216,12 @@ static void test_planar_strided_dx(void **state) {
     };
     for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
         cg_problem raw = parse(tiles[c].problem);
-        cg_plan *plan = plan_for(&raw, &base_target);
+        cg_plan *plan = plan_for(&raw, &direct_target);
         const cg_step *conv = find_kind(plan, CG_STEP_PLANAR_CONV);
         assert_non_null(conv);
         assert_int_equal(conv->nv, 2);
         assert_int_equal(conv->mr, tiles[c].mr);
-        cg_target avx2 = base_target;
+        cg_target avx2 = direct_target;
         avx2.isa = CG_ISA_AVX2; /* a broadcast takes a register: no extra channel */
         cg_plan *plan2 = plan_for(&raw, &avx2);
         const cg_step *conv2 = find_kind(plan2, CG_STEP_PLANAR_CONV);
@@ -3219,7 +3245,7 @@ static void test_planar_strided_dx(void **state) {
     for (size_t c = 0; c < sizeof tiles_s2 / sizeof tiles_s2[0]; c++) {
         cg_plan *plan;
         const cg_step *conv =
-            planned_step(tiles_s2[c].problem, &base_target, CG_STEP_PLANAR_CONV, &plan);
+            planned_step(tiles_s2[c].problem, &direct_target, CG_STEP_PLANAR_CONV, &plan);
         assert_int_equal(conv->mr, tiles_s2[c].mr);
         assert_int_equal(conv->nv, tiles_s2[c].nv);
         assert_int_equal(conv->stream, tiles_s2[c].stream);
@@ -3364,9 +3390,26 @@ static const struct wino_case {
      CG_ISA_AVX2, 0, 4, 0},
     {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
      CG_ISA_AVX512, 2, 2, 0},
+    /* stride-2 dx: F(2, 2) with the middle tap's products, 4 x 4 dx tiles, always fused (S2,
+     * any layout and storage type, pad_lo 0 or 2), whatever tile an override names; 512
+     * channels at 14x14 (U 26 MB) keep the direct kernels unless forced; fwd in the same
+     * problem, stride 2 along one dim only, rows and columns of different pad parity, too few
+     * channels or pixels: never (unforced) */
+    {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
+    {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 2, 0},
+    {"bwdd_bf16_nhwc_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
+    {"bwdd_f16_nchw_g1mb4ic32oc48_i13x11_o6x6_f3x3_s2x2_d1x1_pl0x2_ph1x0", CG_ISA_GENERIC, 0, 2, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 4, 2, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, -1, 0, 0},
+    {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 0, 0},
+    {"bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 2, 0},
+    {"fwd-bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x56_f3x3_s2x1_d1x1_pl1x1_ph0x1", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x0_ph0x1", CG_ISA_AVX512, 1, 0, 0},
+    {"bwdd_f32_nchw_g1mb16ic64oc15_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 0, 0},
+    {"bwdd_f32_nchw_g1mb1ic64oc64_i20x20_o10x10_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 0, 0},
     /* not 3x3 planes at stride and dilation 1 (in 3-D depth too), grouped, 1-D, or asking for
      * dw: never */
-    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 1, 0, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f5x5_s1x1_d1x1_pl2x2_ph2x2", CG_ISA_AVX512, 1, 0, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o54x54_f3x3_s1x1_d2x2_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0},
     {"bwdd_f32_nchw_g2mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", CG_ISA_AVX512, 1, 0, 0},
@@ -3687,7 +3730,7 @@ static void test_conv_item_rows(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cg_problem p = parse(cases[c].problem);
-        cg_target t = base_target;
+        cg_target t = direct_target;
         t.l2_bytes = cases[c].l2;
         cg_plan *plan = plan_for(&p, &t);
         const cg_step *conv = find_kind(plan, CG_STEP_CONV);
@@ -3719,7 +3762,7 @@ static void test_conv_item_rows(void **state) {
         free(plan);
     }
     cg_problem p = parse(cases[0].problem);
-    cg_target avx2 = base_target;
+    cg_target avx2 = direct_target;
     avx2.isa = CG_ISA_AVX2;
     cg_plan *plan = plan_for(&p, &avx2);
     const cg_step *conv = find_kind(plan, CG_STEP_CONV);
@@ -3737,6 +3780,9 @@ static void test_winograd_choice(void **state) {
         cg_plan *plan = wino_plan(wc->problem, wc->isa, wc->force, wc->m, &p, &t);
         int ops = !!(p.ops & CG_OP_FWD) + !!(p.ops & CG_OP_BWD_DATA);
         int fused = wc->m && !wc->staged ? ops : 0, staged = wc->m && wc->staged ? ops : 0;
+        /* stride 2: 2m dx a tile through 2m + 1 points per dim */
+        const int stride2 = p.stride[0] == 2, tile = stride2 ? 2 * wc->m : wc->m;
+        const int alpha = stride2 ? 2 * wc->m + 1 : wc->m + 2;
         assert_int_equal(count_kind(plan, CG_STEP_WINO_CONV), fused);
         assert_int_equal(count_kind(plan, CG_STEP_WINO_IN), staged);
         assert_int_equal(count_kind(plan, CG_STEP_WINO_GEMM), staged);
@@ -3764,7 +3810,9 @@ static void test_winograd_choice(void **state) {
                                              : i % ops == 0;
             assert_int_equal(s->kind, order[slot]);
             assert_int_equal(s->concurrent, !first_of_region);
-            assert_int_equal(s->wino_m, wc->m);
+            assert_int_equal(s->wino_m, tile);
+            assert_int_equal(s->wino_stride, stride2 ? 2 : 1);
+            assert_int_equal(s->wino_parity, stride2 ? (int)(p.pad_lo[0] % 2) : 0);
             assert_true(s->scratch_bytes <= (512 << 10));
             assert_true(s->scratch_bytes > 0 || s->kind == CG_STEP_WINO_GEMM);
             assert_true(s->cin_pad % s->vlen == 0 && s->cin_pad >= s->cin_g);
@@ -3773,7 +3821,7 @@ static void test_winograd_choice(void **state) {
                 assert_true(s->wino_chunk > 0 && s->wino_chunk % s->mr == 0);
                 int64_t tiles = p.n * s->wino_tiles[0] * s->wino_tiles[1];
                 int64_t blocks = s->cout_pad / ((int64_t)s->nv * s->vlen);
-                assert_int_equal(s->work_items, (wc->m + 2) * (wc->m + 2) * blocks *
+                assert_int_equal(s->work_items, alpha * alpha * blocks *
                                                     ((tiles + s->wino_chunk - 1) / s->wino_chunk));
             }
             if (s->kind == CG_STEP_WINO_IN || s->kind == CG_STEP_WINO_OUT) {
@@ -3791,7 +3839,7 @@ static void test_winograd_choice(void **state) {
             assert_true(s->wino_planes >= 1 && s->wino_planes <= s->dst.logical[0]);
             for (int i2 = 0; i2 < 2; i2++) {
                 int64_t extent = s->dst.logical[1 + i2];
-                assert_int_equal(s->wino_tiles[i2], (extent + wc->m - 1) / wc->m);
+                assert_int_equal(s->wino_tiles[i2], (extent + tile - 1) / tile);
                 items *= (s->wino_tiles[i2] + s->wino_block[i2] - 1) / s->wino_block[i2];
             }
             assert_int_equal(s->work_items, items);
@@ -3834,6 +3882,55 @@ static void test_winograd_choice(void **state) {
     assert_int_equal(conv->wino_block[1], 8);
     assert_int_equal(conv->work_items, 2);
     free(plan);
+    /* Beside a 512 KiB L2 (AVX2): AMD's L3 feeds U to the fused kernels up to an eighth of it
+     * (4 MiB), so S3 (0.6 MB of U) and 128 channels at 28x28 (2.4 MB) stay fused, while other
+     * vendors stage past the L2; 256 channels at 14x14 (9.4 MB) stage on both */
+    static const struct {
+        const char *problem;
+        int amd_staged, other_staged;
+    } staging[] = {
+        {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0, 1},
+        {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", 0, 1},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i14x14_o14x14_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1, 1},
+    };
+    cg_target amd = base_target, other = base_target;
+    amd.isa = other.isa = CG_ISA_AVX2;
+    amd.l2_bytes = other.l2_bytes = 512 << 10;
+    amd.vendor = CG_VENDOR_AMD;
+    for (size_t c = 0; c < sizeof staging / sizeof staging[0]; c++) {
+        p = parse(staging[c].problem);
+        for (int v = 0; v < 2; v++) {
+            plan = plan_for(&p, v ? &other : &amd);
+            const int staged = v ? staging[c].other_staged : staging[c].amd_staged;
+            assert_int_equal(count_kind(plan, CG_STEP_WINO_GEMM), staged);
+            assert_int_equal(count_kind(plan, CG_STEP_WINO_CONV), !staged);
+            free(plan);
+        }
+    }
+    /* Blocks on that target (256 KiB for split rows, 384 KiB for whole ones): S3's whole row of
+     * 14 tiles (5 + 5 + 4 register rows of 2 vectors), S2's (stride 2, 4 x 4 dx tiles, 353
+     * KiB); 128 channels at 28x28 split their rows of 7 tiles (whole: 4 + 3 rows, the 3 too
+     * few chains; 7 over the split budget) in 4 + 3 blocks of 4 tiles; 256 channels at stride
+     * 2 (7 tiles a row, 50 KiB each): blocks of 4 */
+    static const struct {
+        const char *problem;
+        int64_t block[2], mr;
+    } blocks[] = {
+        {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", {1, 14}, 5},
+        {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", {1, 14}, 5},
+        {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", {1, 4}, 4},
+        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", {1, 4}, 4},
+    };
+    for (size_t c = 0; c < sizeof blocks / sizeof blocks[0]; c++) {
+        p = parse(blocks[c].problem);
+        plan = plan_for(&p, &amd);
+        conv = find_kind(plan, CG_STEP_WINO_CONV);
+        assert_non_null(conv);
+        assert_int_equal(conv->wino_block[0], blocks[c].block[0]);
+        assert_int_equal(conv->wino_block[1], blocks[c].block[1]);
+        assert_int_equal(conv->mr, blocks[c].mr);
+        free(plan);
+    }
     /* staged, 512 channels at 7x7, batch 8: F(4x4) (forced) has 32 tiles, one GEMM chunk (36
      * tiles of mr 6, V rows of 72 KiB); 36 x 8 blocks of 64 output channels. Unforced, too few
      * tiles to reuse U: F(2x2), whose 128 tiles keep F(4x4) at batch 32, and at 14x14 */
@@ -3873,9 +3970,13 @@ static void test_winograd_dx_oracle(void **state) {
     cg_plan *plan = calloc(1, sizeof *plan);
     assert_non_null(plan);
     cg_target t = base_target;
-    for (int trial = 0; trial < 200; trial++) {
+    for (int trial = 0; trial < 300; trial++) {
+        /* every third trial stride-2 dx (2-D, one pad parity for rows and columns: F(2, 2)
+         * whatever the override), which needs more than one output row and column */
+        const int stride2 = trial % 3 == 1;
         t.force_winograd = trial % 2 ? 2 : 4;
-        cg_problem raw = {.rank = trial % 4 == 3 ? 3 : 2, .ops = CG_OP_BWD_DATA, .groups = 1};
+        cg_problem raw = {.rank = trial % 4 == 3 && !stride2 ? 3 : 2, .ops = CG_OP_BWD_DATA,
+                          .groups = 1};
         if (trial % 3 == 0) raw.ops |= CG_OP_FWD;
         raw.dtype = (cg_dtype)rnd(0, 2);
         raw.channels_last = (int)rnd(0, 1);
@@ -3884,8 +3985,9 @@ static void test_winograd_dx_oracle(void **state) {
             int depth = raw.rank == 3 && d == 0;
             do {
                 raw.in[d] = depth ? rnd(1, 6) : rnd(1, 12);
-                raw.filter[d] = depth ? rnd(1, 4) : 3, raw.stride[d] = 1, raw.dilation[d] = 1;
-                raw.pad_lo[d] = rnd(0, 4);
+                raw.filter[d] = depth ? rnd(1, 4) : 3, raw.stride[d] = stride2 ? 2 : 1;
+                raw.dilation[d] = 1;
+                raw.pad_lo[d] = stride2 && d == 1 ? raw.pad_lo[0] % 2 + 2 * rnd(0, 1) : rnd(0, 4);
                 raw.pad_hi[d] = rnd(0, 4);
             } while (raw.in[d] + raw.pad_lo[d] + raw.pad_hi[d] < raw.filter[d]);
         }
@@ -3894,7 +3996,9 @@ static void test_winograd_dx_oracle(void **state) {
         if (cg_problem_finalize(&p, msg) != CG_OK) fail_msg("trial %d: %s", trial, msg);
         if (cg_plan_make(&p, &t, plan, msg) != CG_OK)
             fail_msg("trial %d %s: %s", trial, p.name, msg);
-        assert_int_equal(plan->winograd, t.force_winograd);
+        /* (an output extent of 1 is planned at stride 1 in that dim: mixed strides, direct) */
+        const int expected = !stride2 ? t.force_winograd : p.out[0] > 1 && p.out[1] > 1 ? 2 : 0;
+        assert_int_equal(plan->winograd, expected);
         check_dx_plan(plan, &raw);
     }
     free(plan);

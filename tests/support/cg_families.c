@@ -148,6 +148,12 @@ const cgt_family cgt_families[] = {
     {"wino_3d_pad", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":1,\"c\":16,\"k\":17,\"input\":[4,6,5],\"filter\":[3,3,3],\"pad_lo\":[0,0,2],\"pad_hi\":[2,2,0]"},
     {"wino_3d_kd2", 3, "\"op\":[\"fwd\",\"bwd_data\"],\"n\":2,\"c\":16,\"k\":16,\"input\":[3,5,4],\"filter\":[2,3,3],\"pad_lo\":[3,1,1],\"pad_hi\":[0,1,1]"},
     {"wino_colsplit", 2, "\"op\":\"bwd_data\",\"n\":1,\"c\":128,\"k\":128,\"input\":[2,62],\"filter\":[3,3],\"pad\":[1,1]"},
+    /* Winograd for stride-2 dx (3x3, both phases of a dim in one tile): pad_lo 0 and 2 (the
+     * tile's first row and column take the outer taps; 2 reads dy from one position later),
+     * tails of 8-wide and 4-wide tiles; pad_lo 1 (the middle tap first), odd dx extents, a
+     * dx row no dy reaches (pad_hi 0 on an even extent: the last row and column) */
+    {"wino_s2_even", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":20,\"k\":18,\"input\":[13,11],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[0,2],\"pad_hi\":[1,0]"},
+    {"wino_s2_odd", 2, "\"op\":\"bwd_data\",\"n\":2,\"c\":17,\"k\":16,\"input\":[10,9],\"filter\":[3,3],\"stride\":[2,2],\"pad_lo\":[1,1],\"pad_hi\":[0,1]"},
     /* forward, and everything at once */
     {"fwd_groups", 2, "\"op\":\"fwd\",\"n\":2,\"c\":8,\"k\":12,\"groups\":2,\"input\":[9,8],\"filter\":[3,3],\"stride\":[2,1],\"pad\":[1,1]"},
     {"fwd_depthwise_1d", 1, "\"op\":\"fwd\",\"n\":2,\"c\":16,\"k\":16,\"groups\":16,\"input\":[21],\"filter\":[3],\"dilation\":[2],\"pad\":[2]"},
