@@ -214,8 +214,14 @@ OP_SETS = [["bwd_data"], ["bwd_weight"], ["bwd_bias"], ["fwd"],
 
 
 # Paths the random draws (at most 5 channels per group) never plan: Winograd F(4x4, 3x3) needs
-# 16 channels each way.
+# 16 channels each way, as does stride-2 dx's F(2, 2) (over 100 output pixels; pad_lo 0 and 1).
 PINNED = [
+    {"name": "wino_s2_dx_nc", "op": "bwd_data", "dtype": "f32", "layout": "NCHW", "n": 4,
+     "c": 17, "k": 16, "input": [13, 11], "filter": [3, 3], "stride": [2, 2], "pad_lo": [1, 1],
+     "pad_hi": [0, 1]},
+    {"name": "wino_s2_dx_nl", "op": "bwd_data", "dtype": "f16", "layout": "NHWC", "n": 3,
+     "c": 24, "k": 20, "input": [14, 12], "filter": [3, 3], "stride": [2, 2], "pad_lo": [0, 2],
+     "pad_hi": [1, 1]},
     {"name": "wino_fwd_dx", "op": ["fwd", "bwd_data"], "dtype": "f32", "layout": "NCHW", "n": 2,
      "c": 20, "k": 18, "input": [9, 11], "filter": [3, 3], "pad_lo": [0, 2], "pad_hi": [2, 0]},
     {"name": "wino_dw_nc", "op": ["bwd_weight", "bwd_bias"], "dtype": "f32", "layout": "NCHW",
