@@ -99,6 +99,20 @@ static unsigned best_path_isa(void) {
     return 1u << CG_ISA_GENERIC;
 }
 
+/* Writes plan overrides (JSON text, as `convgrad gen --plan` reads them) to `leaf`.json beside
+ * the test packs and leaves its path in path. */
+static void write_overrides(const char *leaf, const char *overrides, char path[4200]) {
+    char msg[CG_MSG_MAX], json[256];
+    snprintf(path, 4200, "%s", cgt_pack_dir(""));
+    cg_make_dirs(path, msg);
+    snprintf(json, sizeof json, "%s.json", leaf);
+    snprintf(path, 4200, "%s", cgt_pack_dir(json));
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "%s\n", overrides);
+    fclose(file);
+}
+
 /* Builds the problems into the test pack `leaf` for the ISAs of isa_mask, under a target that
  * claims a 4 KiB L3 when tiny_l3 (the non-temporal paths), with the plan overrides (JSON
  * text, as `convgrad gen --plan` reads them) unless NULL, and leaves its directory in dir. */
@@ -107,16 +121,9 @@ static void build_pack_for(const char *leaf, const cg_problem *problems, int cou
     cg_gen_options options = {.targets = CG_TARGET_CPU,
                               .isa_mask = isa_mask,
                               .threads = 2};
-    char msg[CG_MSG_MAX], path[4200], json[256];
+    char msg[CG_MSG_MAX], path[4200];
     if (overrides) {
-        snprintf(path, sizeof path, "%s", cgt_pack_dir(""));
-        cg_make_dirs(path, msg);
-        snprintf(json, sizeof json, "%s.json", leaf);
-        snprintf(path, sizeof path, "%s", cgt_pack_dir(json));
-        FILE *file = fopen(path, "w");
-        assert_non_null(file);
-        fprintf(file, "%s\n", overrides);
-        fclose(file);
+        write_overrides(leaf, overrides, path);
         options.plan_file = path;
     }
     snprintf(dir, 4200, "%s", cgt_pack_dir(leaf));
@@ -240,20 +247,14 @@ static void test_split_remainders(void **state) {
     const int splits[] = {5, 21, 1000};
     for (int i = 0; i < 3; i++) {
         char path[4200], dir[4200], msg[CG_MSG_MAX], leaf[32];
-        snprintf(leaf, sizeof leaf, "splits%d.json", splits[i]);
-        snprintf(path, sizeof path, "%s", cgt_pack_dir(leaf));
-        char parent[4200];
-        snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
-        cg_make_dirs(parent, msg);
-        FILE *file = fopen(path, "w");
-        assert_non_null(file);
-        fprintf(file, "{\"splits\": %d}\n", splits[i]);
-        fclose(file);
+        char overrides[64];
+        snprintf(leaf, sizeof leaf, "splits%d", splits[i]);
+        snprintf(overrides, sizeof overrides, "{\"splits\": %d}", splits[i]);
+        write_overrides(leaf, overrides, path);
         int count;
         cg_problem *problems = cgt_parse(config, &count);
         cg_gen_options options = {.targets = CG_TARGET_CPU, .isa_mask = best_path_isa(),
                                   .threads = 2, .plan_file = path};
-        snprintf(leaf, sizeof leaf, "splits%d", splits[i]);
         snprintf(dir, sizeof dir, "%s", cgt_pack_dir(leaf));
         assert_int_equal(cgt_build_pack(dir, problems, count, &options, msg), CG_OK);
         cgrt_pack *pack;
@@ -275,17 +276,10 @@ static void test_split_remainders(void **state) {
  * against the reference on every ISA. */
 static void check_override_pack(const char *leaf, const char *config, const char *overrides,
                                 const char *env, const char *planned) {
-    char path[4200], dir[4200], parent[4200], msg[CG_MSG_MAX], grep[4400], json[64];
+    char path[4200], dir[4200], msg[CG_MSG_MAX], grep[4400];
     char vars[256], *names[8];
     int set = 0;
-    snprintf(parent, sizeof parent, "%s", cgt_pack_dir(""));
-    cg_make_dirs(parent, msg);
-    snprintf(json, sizeof json, "%s.json", leaf);
-    snprintf(path, sizeof path, "%s", cgt_pack_dir(json));
-    FILE *file = fopen(path, "w");
-    assert_non_null(file);
-    fprintf(file, "%s\n", overrides);
-    fclose(file);
+    write_overrides(leaf, overrides, path);
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     cg_gen_options options = {.targets = CG_TARGET_CPU,
