@@ -260,8 +260,8 @@ typedef struct cg_step {
      * wino_block[1] output tiles on a run of wino_planes output depth planes of one image;
      * its scratch (input band, a ring of taps[0] transformed input planes, products, output
      * band) lives on the calling thread's stack. */
-    int wino_m;                  /* output tile per dim: 2 or 4 (stride 1), 4 or 8 (stride 2);
-                                  * 0 for other steps */
+    int wino_m;                  /* output tile per dim: 2 or 4 (stride 1), 4 (stride 2); 0
+                                  * for other steps */
     int wino_stride;             /* WINO_*: 1, or 2 for strided dx (cg_winograd_transform) */
     int wino_parity;             /* stride 2: pad_lo % 2, whether a tile's first dx row and
                                   * column take the filter's middle tap (1) or its outer two */
@@ -374,9 +374,10 @@ int cg_winograd_matrices(int m, const double **bt, const double **g, const doubl
  * positions, `step` apart from tile to tile, through `alpha` transformed points; row-major
  * bt[alpha][window] (V = BT d BT^T), g[alpha][3] (U = G w G^T over the filter's natural tap
  * order for stride 2, the rotated one for stride 1), at[tile][alpha] (Y = AT M AT^T). Stride
- * 1: F(m x m, 3x3), m = tile. Stride 2 (dx only): both stride phases of a dim in one tile of
- * 2m dx positions from m + 1 dy positions, F(m, 2) for the phase the filter's outer taps reach
- * and the middle tap's m products (plan_winograd.c). Returns 0, or -1 for another shape. */
+ * 1: F(m x m, 3x3), m = tile (2 or 4). Stride 2 (dx only, tile 4): both stride phases of a
+ * dim in one tile of 4 dx positions from 3 dy positions, F(2, 2) for the phase the filter's
+ * outer taps reach and the middle tap's 2 products (plan_winograd.c). Returns 0, or -1 for
+ * another shape. */
 typedef struct cg_wino_transform {
     int tile, alpha, window, step;
     double bt[9 * 6], g[9 * 3], at[8 * 9];

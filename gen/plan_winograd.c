@@ -319,21 +319,6 @@ static cg_step *add(cg_plan *plan, cg_step_kind kind, char *msg) {
     return step;
 }
 
-/* Whether a block of `tiles` GEMM rows, spread over register tiles of the plan's mr
- * (cg_tile_mr), ends in one too short to hide the FMA latency: its accumulators (rows x nv)
- * are the independent chains, and under FMA_CHAINS of them the FMA units wait (two pipes x 4
- * cycles on AVX2 and AVX-512 cores). 7 tiles run as 4 + 3 rows of 2 vectors, the 3 rows at
- * three quarters of the rate: S2's stride-2 blocks of 7 tiles ran 1.11-1.31x slower than 14
- * (5 + 5 + 4). */
-#define FMA_CHAINS 8
-static int short_register_tail(const cg_plan *plan, const wino_shape *s, int64_t tiles) {
-    const int nv = (int)(s->nr / cg_isa_budget_of(plan->target.isa)->vlen);
-    const int64_t mr = plan->target.force_mr > 0 ? plan->target.force_mr
-                                                 : cg_tile_mr(plan->target.isa, nv, tiles);
-    const int64_t tail = tiles - (tiles - 1) / mr * mr;
-    return tail < tiles && tail * nv < FMA_CHAINS;
-}
-
 /* Rows of tiles per work item for blocks c tiles wide (blocks_w to a row): more while the
  * scratch fits `budget`, the GEMM rows stay under 32 tiles (enough to amortize streaming the
  * weights through L1) and every thread keeps at least 8 work items (counting one per output
@@ -353,34 +338,32 @@ static int64_t block_rows(const cg_plan *plan, const wino_shape *s, int64_t c, i
  * channels-first) and it streams U past more tiles. S3 whole rows of 14 tiles (257 KiB)
  * against 2 x 5 (185 KiB): 1.20x on two cores; S2's 14 (353 KiB) against 2 x 5 (253 KiB):
  * 1.18x, one core 1.14x; ResNet's 64-channel 56x56 dx 1.10x. Split rows stay under half the
- * L2: 128 channels at 28x28 (F(4x4)) ran 2 x 4 tiles (293 KiB) 1.24x slower than 1 x 4. */
+ * L2: 128 channels at 28x28 (F(4x4)) ran 2 x 4 tiles (293 KiB) 1.24x slower than 1 x 4. (A
+ * rule against blocks whose last register tile holds under 8 accumulators, 7 tiles as 4 + 3
+ * rows of 2 vectors, moved ResNet's 128-channel 28x28 and 256-channel 28x28 stride-2 dx from
+ * whole rows of 7 to blocks of 4: 0.94-1.04x, not kept.) */
 static int64_t whole_row_budget(const cg_target *t) {
     const int64_t three_quarters = t->l2_bytes > 0 ? t->l2_bytes / 4 * 3 : SCRATCH_CAP;
     return three_quarters < SCRATCH_CAP ? three_quarters : SCRATCH_CAP;
 }
 
-/* Tiles per work item: whole tile rows when they fit whole_row_budget with register tiles
- * that hide the FMA latency (short_register_tail); else the widest even split of a row under
- * cg_winograd_scratch_budget, a narrower one only where the wider would end in a short
- * register tile; block_rows rows. Then as many output planes per item as keep 8 items per
- * thread: each item transforms KD - 1 input planes beyond its own run of planes, so longer
- * runs waste less. */
+/* Tiles per work item: whole tile rows when they fit whole_row_budget, else the widest even
+ * split of a row under cg_winograd_scratch_budget; block_rows rows. Then as many output planes
+ * per item as keep 8 items per thread: each item transforms KD - 1 input planes beyond its own
+ * run of planes, so longer runs waste less. */
 static void choose_block(const cg_plan *plan, const wino_shape *s, int64_t out_d, int64_t block[2],
                          int64_t *planes) {
     const int64_t min_items = 8 * (int64_t)plan->target.threads, images = plan->problem.n * out_d;
     const int64_t row_budget = whole_row_budget(&plan->target);
-    int64_t r = 0, c = s->tiles[1], blocks_w = 1;
+    int64_t c = s->tiles[1], blocks_w = 1, r;
     if (scratch_of(s, 1, c) <= row_budget) {
-        r = block_rows(plan, s, c, 1, images, row_budget);
-        if (short_register_tail(plan, s, r * c)) r = 0;
-    }
-    const int64_t budget = cg_winograd_scratch_budget(&plan->target);
-    int64_t widest = s->tiles[1];
-    while (widest > 1 && scratch_of(s, 1, widest) > budget) widest--;
-    for (int64_t w = widest; w >= 1 && (r == 0 || short_register_tail(plan, s, r * c)); w--) {
-        const int64_t bw = (s->tiles[1] + w - 1) / w, cw = (s->tiles[1] + bw - 1) / bw;
-        const int64_t rr = block_rows(plan, s, cw, bw, images, budget);
-        if (r == 0 || !short_register_tail(plan, s, rr * cw)) r = rr, c = cw, blocks_w = bw;
+        r = block_rows(plan, s, c, blocks_w, images, row_budget);
+    } else {
+        const int64_t budget = cg_winograd_scratch_budget(&plan->target);
+        while (c > 1 && scratch_of(s, 1, c) > budget) c--;
+        blocks_w = (s->tiles[1] + c - 1) / c;
+        c = (s->tiles[1] + blocks_w - 1) / blocks_w;
+        r = block_rows(plan, s, c, blocks_w, images, budget);
     }
     int64_t blocks_h = (s->tiles[0] + r - 1) / r;
     block[0] = (s->tiles[0] + blocks_h - 1) / blocks_h;

@@ -3907,19 +3907,18 @@ static void test_winograd_choice(void **state) {
             free(plan);
         }
     }
-    /* Blocks on that target (256 KiB for split rows, 384 KiB for whole ones): S3's whole row of
-     * 14 tiles (5 + 5 + 4 register rows of 2 vectors), S2's (stride 2, 4 x 4 dx tiles, 353
-     * KiB); 128 channels at 28x28 split their rows of 7 tiles (whole: 4 + 3 rows, the 3 too
-     * few chains; 7 over the split budget) in 4 + 3 blocks of 4 tiles; 256 channels at stride
-     * 2 (7 tiles a row, 50 KiB each): blocks of 4 */
+    /* Blocks on that target (384 KiB for whole tile rows, 256 KiB for splits of a row): S3's
+     * whole rows of 14 tiles (257 KiB; two rows would take 513), S2's at stride 2 (353 KiB),
+     * 128 channels at 28x28 a row of 7 (257 KiB); 256 channels at stride 2 from 56x56 (14
+     * tiles of 51 KiB a row) split their rows in blocks of 5 (253 KiB) */
     static const struct {
         const char *problem;
         int64_t block[2], mr;
     } blocks[] = {
         {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", {1, 14}, 5},
         {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", {1, 14}, 5},
-        {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", {1, 4}, 4},
-        {"bwdd_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", {1, 4}, 4},
+        {"bwdd_f32_nchw_g1mb8ic128oc128_i28x28_o28x28_f3x3_s1x1_d1x1_pl1x1_ph1x1", {1, 7}, 4},
+        {"bwdd_f32_nchw_g1mb4ic256oc256_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", {1, 5}, 5},
     };
     for (size_t c = 0; c < sizeof blocks / sizeof blocks[0]; c++) {
         p = parse(blocks[c].problem);
