@@ -156,7 +156,8 @@ static void test_tile_candidates(void **state) {
          CG_STEP_DX_GEMM_1X1},
         {"bwdw_f32_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0",
          CG_STEP_DW_GEMM_1X1},
-        {"bwdd_f32_nchw_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+        /* (rows and columns of other pad parity: not Winograd) */
+        {"bwdd_f32_nchw_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x0_ph0x1",
          CG_STEP_PLANAR_PHASES},
     };
     cg_plan *plan = malloc(sizeof *plan);
