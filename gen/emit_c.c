@@ -94,8 +94,8 @@ static void set_doubles(cg_template_values *v, const char *key, const double *va
  * otherwise (cg_wino_apply in templates/cpu/cg_wino.h computes a pair from two half sums). */
 static void set_transform_pairs(cg_template_values *v, const char *key, const double *m, int rows,
                                 int n) {
-    int64_t pairs[16] = {0};
-    for (int r = 0; r + 1 < rows && r + 1 < 16; r++) {
+    int64_t pairs[8] = {0};
+    for (int r = 0; r + 1 < rows && r + 1 < 8; r++) {
         if (pairs[r]) continue;
         int mirror = 1, odd = 0;
         for (int k = 0; k < n; k++) {

@@ -380,7 +380,7 @@ int cg_winograd_matrices(int m, const double **bt, const double **g, const doubl
  * another shape. */
 typedef struct cg_wino_transform {
     int tile, alpha, window, step;
-    double bt[9 * 6], g[9 * 3], at[8 * 9];
+    double bt[6 * 6], g[6 * 3], at[4 * 6]; /* F(4x4,3x3)'s are the largest */
 } cg_wino_transform;
 int cg_winograd_transform(int tile, int stride, int parity, cg_wino_transform *out);
 

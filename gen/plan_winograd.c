@@ -101,7 +101,6 @@ int cg_winograd_transform(int tile, int stride, int parity, cg_wino_transform *o
     }
     const double *bt, *g, *at;
     if (stride != 1 || cg_winograd_matrices(tile, &bt, &g, &at) != 0) return -1;
-    memset(out, 0, sizeof *out);
     const int alpha = tile + 2;
     *out = (cg_wino_transform){.tile = tile, .alpha = alpha, .window = alpha, .step = tile};
     memcpy(out->bt, bt, sizeof(double) * (size_t)(alpha * alpha));
@@ -171,8 +170,8 @@ static wino_shape shape_of(const cg_plan *plan, const cg_dims *dims, int m, int 
     wino_shape s;
     s.stride = (int)dims->stride[1];
     s.parity = s.stride == 2 ? (int)(dims->pad_lo[1] % 2) : 0;
-    cg_wino_transform t;
-    if (cg_winograd_transform(s.stride * m, s.stride, s.parity, &t) != 0) t.tile = 0;
+    cg_wino_transform t = {0}; /* all zero where the shape has no transform */
+    cg_winograd_transform(s.stride * m, s.stride, s.parity, &t);
     s.m = t.tile;
     s.alpha = t.alpha;
     s.window = t.window;
@@ -461,13 +460,15 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
          * the tile starting at dx position x reads dy from x / 2 + floor((pad_lo - 1) / 2) on
          * (stride2_transform), its G over the filter's own tap order. */
         const int64_t kd = s.depth_taps, ext[3] = {kd, 3, 3};
+        const int64_t dy_first[3] = {0, cg_floor_div(dims->pad_lo[1] - 1, 2),
+                                     cg_floor_div(dims->pad_lo[2] - 1, 2)};
         for (int64_t jd = 0, t = 0; jd < kd; jd++)
             for (int j0 = 0; j0 < 3; j0++)
                 for (int j1 = 0; j1 < 3; j1++, t++) {
                     int64_t j[3] = {jd, j0, j1};
                     for (int i = 0; i < 3; i++)
                         conv->tap_offset[t][i] =
-                            (int32_t)(s.stride == 2 ? (i == 0 ? 0 : dims->pad_lo[i] == 0 ? -1 : (dims->pad_lo[i] - 1) / 2)
+                            (int32_t)(s.stride == 2 ? dy_first[i]
                                       : dx ? dims->pad_lo[i] - (ext[i] - 1) + j[i]
                                            : j[i] - dims->pad_lo[i]);
                     conv->tap_map[t] = (int32_t)(dx && s.stride == 1 ? ((kd - 1 - jd) * 3 + 2 - j0) * 3 + 2 - j1 : t);
