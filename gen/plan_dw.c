@@ -604,6 +604,13 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * items had each gathered them, ResNet's NHWC 128 <- 256 at 56x56 6.73 -> 5.76 ms, 128 <- 512
  * at 28x28 3.07 -> 2.83. Returns the runs per (split, group); sets block_run (and splits,
  * row_block). */
+/* The L2 bytes a row block's x rows may take beside the item's partial slice (below); half
+ * only for x read in place (measured there; staged x has its own panels). */
+static int64_t x_rows_l2_budget(const cg_target *target, const cg_step *part, int64_t slice_bytes) {
+    const int in_place = part->x_planar && !part->x_staged;
+    return in_place && slice_bytes > target->l2_bytes ? target->l2_bytes / 2 : target->l2_bytes / 4;
+}
+
 static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
                                    int64_t blocks, int64_t x_elem_bytes, int64_t split_bytes) {
     if (part->kind != CG_STEP_DW_PARTIAL || !(part->x_planar || part->x_staged) ||
@@ -645,13 +652,19 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
      * row block, dearer than reading the x rows from the L3 for every block of the run, so
      * the row block keeps its ~512 pixels. ResNet's 512 <- 512 3x3 stride-2 dw at 14x14
      * (4.7 MiB slices, 56 rows of 7): 5.54 -> 4.47 ms against row blocks of 4 rows; its
-     * 256 <- 256 at 28x28 (1.2 MiB slices, partly in the L2) ran 3% slower so and keeps them. */
+     * 256 <- 256 at 28x28 (1.2 MiB slices, partly in the L2) ran 3% slower so and keeps them.
+     * Below that the row block shrinks until its x rows fit a quarter of the L2, or half of it
+     * where the slice is past the L2 (each row block then streams the slice from the L3 and
+     * back): S5 on the Zen 3 (512 KiB L2, 590 KiB slices) had row blocks of one 28-pixel row,
+     * 336 FMAs a tile between reloads of its accumulators; with 4 rows (taps inside, by
+     * tap_order) 1.24x and 1.08x in 9 and 5 interleaved rounds, two cores. */
     const int64_t slice_bytes = part->block_run * part->nv * part->vlen * part->cin_g * dims->taps * 4;
+    const int64_t x_rows_budget = x_rows_l2_budget(target, part, slice_bytes);
     /* (not where stage_x_once sizes the row block by the staged panels instead) */
     while (!shrinks_to_stage_once(target, part) && part->row_block > 1 &&
            slice_bytes <= 2 * target->l2_bytes) {
         if (part->cin_g * x_rows_read(dims, part->row_block) * dims->in[2] * x_elem_bytes <=
-            target->l2_bytes / 4)
+            x_rows_budget)
             break;
         part->row_block--;
     }

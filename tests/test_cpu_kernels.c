@@ -425,14 +425,15 @@ static void test_x_turned_wide_dw(void **state) {
 
 /* Dense dw with x read in place, work items of runs of output-channel blocks (row blocks
  * outermost, every block of the run inside), planned for a 16 KiB L2 (row blocks of one row
- * where a row's x passes a quarter of it and the item's partial slice is within twice the
- * L2), each over more than 512 output pixels (fewer in one split store straight into dw:
+ * where two rows' x pass a quarter of it, or half where the item's partial slice is past the
+ * L2, and the slice is within twice the L2), each over more than 512 output pixels (fewer in one split store straight into dw:
  * test_dw_partial_direct): on one split, 1x1 with db, 200 channels in 4 blocks of 4 vectors,
  * the last of 8 lanes, in runs of 2, row blocks of one row; 3x3 stride 2 with asymmetric
  * padding in bf16, 300 channels in 5 blocks of 4 vectors, one split in runs of 3 (slices past
  * twice the L2: whole-split row blocks); two groups of 100 channels in blocks of 2 vectors, 2
  * splits, one run of 4 blocks each; the bf16 3x3 stride 2 again on 4 input channels and rows
- * of 180 (small slices, wide x rows: row blocks of one row), 4 splits of 150 channels in one
+ * of 220 (slices of 27 KiB, x rows so wide that two rows' pass half the L2: row blocks of one
+ * row), 4 splits of 150 channels in one
  * run of 3 blocks. */
 static void test_dw_block_runs(void **state) {
     (void)state;
@@ -447,7 +448,7 @@ static void test_dw_block_runs(void **state) {
         "\"n\":2,\"c\":16,\"k\":200,\"groups\":2,\"input\":[17,17],\"filter\":[3,3],"
         "\"pad\":[1,1]},"
         "{\"name\":\"runs_s2_rows\",\"op\":\"bwd_weight\",\"dtype\":\"bf16\","
-        "\"layout\":\"NCHW\",\"n\":1,\"c\":4,\"k\":150,\"input\":[11,180],\"filter\":[3,3],"
+        "\"layout\":\"NCHW\",\"n\":1,\"c\":4,\"k\":150,\"input\":[11,220],\"filter\":[3,3],"
         "\"stride\":[2,2],\"pad_lo\":[1,0],\"pad_hi\":[0,1]}]}";
     check_override_pack("dw_block_runs", config, "{}", "CONVGRAD_L2_BYTES=16384",
                         "d=%s/src; test $(grep -l 'define BLOCK_RUN [2-5] ' $d/*bwdw*__avx512.c "

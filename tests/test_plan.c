@@ -3611,9 +3611,10 @@ static void test_winograd_dw(void **state) {
  * all 4 blocks; x turned channels-last (64 input channels) has no blocks to run; a forced
  * split factor is kept. The 512-channel 3x3's row block of 74 rows reads 4.2 MB of x, past
  * the L2's quarter: its tiles of input channels run every tap before the next (taps_inside);
- * the 256-channel 3x3 stride-2 at 28x28 shrinks its row block to 4 rows instead, whose x stays
- * within the quarter, and keeps the taps outermost, as do the 1x1 (one tap) and channels-last
- * x. */
+ * the 256-channel 3x3 stride-2 at 28x28 shrinks its row block to 8 rows instead, whose x stays
+ * within half the L2 (its 1.2 MB slice is past the L2), taps inside too; the 1x1 (one tap) and
+ * channels-last x keep the taps outermost. On a 512 KiB L2 (below) S5's x rows take half of
+ * it too (590 KB slices). */
 static void test_dw_block_runs(void **state) {
     (void)state;
     static const struct {
@@ -3626,7 +3627,7 @@ static void test_dw_block_runs(void **state) {
         {"bwdw_f32_nchw_g1mb16ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 74, 2, 1},
         {"bwdw-bwdb_f32_nhwc_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1, 4, 13, 2, 0},
         {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 4, 4, 4, 0},
-        {"bwdw_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", -2, 2, 4, -2, 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", -2, 2, 8, -2, 1},
         {"bwdw_f32_nchw_g1mb8ic64oc256_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", -1, 0, -1, -1, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -3694,6 +3695,33 @@ static void test_dw_block_runs(void **state) {
         assert_int_equal(s8_part->splits, s8_l2[c].splits);
         assert_int_equal(s8_part->work_items, s8_l2[c].splits);
         free(s8_plan);
+    }
+    /* The Zen 3 (AVX2, 512 KiB L2): S5's 4 runs of 8 blocks of 2 vectors, 590 KB slices past
+     * the L2, take row blocks of 4 rows (9 x rows of 128 channels, 258 KB, within half the L2)
+     * where a quarter of it had left one 28-pixel row; ResNet's 256-channel 3x3 stride-2 at
+     * 28x28 (one run of 8 blocks, 4.7 MB slices past twice the L2) keeps its ~512 pixels */
+    static const struct {
+        const char *problem;
+        int64_t row_block;
+        int taps_inside;
+    } zen3_cases[] = {
+        {"bwdw-bwdb_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 1},
+        {"bwdw_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 37, 1},
+    };
+    cg_target zen3 = base_target;
+    zen3.isa = CG_ISA_AVX2;
+    zen3.l1_bytes = 32 << 10;
+    zen3.l2_bytes = 512 << 10;
+    zen3.vendor = CG_VENDOR_AMD;
+    for (size_t c = 0; c < sizeof zen3_cases / sizeof zen3_cases[0]; c++) {
+        cg_problem zp = parse(zen3_cases[c].problem);
+        cg_plan *zplan = plan_for(&zp, &zen3);
+        const cg_step *part = find_kind(zplan, CG_STEP_DW_PARTIAL);
+        assert_non_null(part);
+        assert_true(part->x_planar && !part->x_staged);
+        assert_int_equal(part->row_block, zen3_cases[c].row_block);
+        assert_int_equal(part->taps_inside, zen3_cases[c].taps_inside);
+        free(zplan);
     }
     /* a forced split factor stays as it is: S8 in 3 splits, each one run of all 6 blocks */
     cg_problem p = parse(cases[0].problem);
