@@ -604,11 +604,15 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * items had each gathered them, ResNet's NHWC 128 <- 256 at 56x56 6.73 -> 5.76 ms, 128 <- 512
  * at 28x28 3.07 -> 2.83. Returns the runs per (split, group); sets block_run (and splits,
  * row_block). */
-/* The L2 bytes a row block's x rows may take beside the item's partial slice (below); half
- * only for x read in place (measured there; staged x has its own panels). */
+/* The L2 bytes a row block's x rows may take beside the item's partial slice (below): a
+ * quarter, or half where the slice and that quarter do not both fit the L2. Half only for x
+ * read in place: staged x (channels-last, or planar at column stride 2 or in 16 bits) sizes
+ * its row block to stage its panels once per run (stage_x_once), and ResNet's bf16 512 <- 256
+ * 1x1 stride-2 dw given half the L2 staged them per block instead (0.55x). */
 static int64_t x_rows_l2_budget(const cg_target *target, const cg_step *part, int64_t slice_bytes) {
     const int in_place = part->x_planar && !part->x_staged;
-    return in_place && slice_bytes > target->l2_bytes ? target->l2_bytes / 2 : target->l2_bytes / 4;
+    const int64_t quarter = target->l2_bytes / 4;
+    return in_place && slice_bytes + quarter > target->l2_bytes ? target->l2_bytes / 2 : quarter;
 }
 
 static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
@@ -654,10 +658,12 @@ static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims,
      * (4.7 MiB slices, 56 rows of 7): 5.54 -> 4.47 ms against row blocks of 4 rows; its
      * 256 <- 256 at 28x28 (1.2 MiB slices, partly in the L2) ran 3% slower so and keeps them.
      * Below that the row block shrinks until its x rows fit a quarter of the L2, or half of it
-     * where the slice is past the L2 (each row block then streams the slice from the L3 and
-     * back): S5 on the Zen 3 (512 KiB L2, 590 KiB slices) had row blocks of one 28-pixel row,
-     * 336 FMAs a tile between reloads of its accumulators; with 4 rows (taps inside, by
-     * tap_order) 1.24x and 1.08x in 9 and 5 interleaved rounds, two cores. */
+     * where the slice and that quarter do not both fit (each row block then streams the slice
+     * from the L3 and back): S5 on the Zen 3 (512 KiB L2, 590 KiB slices) had row blocks of
+     * one 28-pixel row, 336 FMAs a tile between reloads of its accumulators; with 4 rows
+     * (taps inside, by tap_order), two cores, five interleaved runs of 5-11 rounds: S5 0.97-1.41x
+     * (median 1.08x), ResNet's 128-channel 3x3 stride-2 dw (S5 at batch 8) 1.00-1.17x
+     * (1.08x), its 256 <- 512 1x1 at 28x28 (512 KiB slices, rows of 2 -> 4) 1.04-1.25x. */
     const int64_t slice_bytes = part->block_run * part->nv * part->vlen * part->cin_g * dims->taps * 4;
     const int64_t x_rows_budget = x_rows_l2_budget(target, part, slice_bytes);
     /* (not where stage_x_once sizes the row block by the staged panels instead) */
