@@ -1119,6 +1119,34 @@ static void test_planar_conv_short_rows(void **state) {
     free(problems);
 }
 
+/* Planar conv tiles wider than AVX2's usual two vectors, which `convgrad tune` proposes
+ * (tune_candidates.c): 2 x 4 tiles (mr 2, nv 4) on every path ISA against the reference, on
+ * 8-channel groups whose 56-pixel rows end in a 3-vector tail (AVX2), a 21-pixel row (one
+ * partial tile), a stride-2 dx (two live row phases), a forward pass with a channel tail (5
+ * channels a group) and bf16. */
+static void test_planar_conv_wide_tiles(void **state) {
+    (void)state;
+    static const char config[] =
+        "{\"problems\": ["
+        "{\"name\":\"g8_56\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":16,\"k\":16,\"groups\":2,\"input\":[5,56],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"g8_21\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[9,21],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"g8_s2\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":16,\"k\":16,\"groups\":2,\"input\":[9,58],\"filter\":[3,3],"
+        "\"stride\":[2,2],\"pad\":[1,1]},"
+        "{\"name\":\"fwd_g5\",\"op\":\"fwd\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":1,\"c\":10,\"k\":10,\"groups\":2,\"input\":[6,40],\"filter\":[3,3],"
+        "\"pad\":[1,1]},"
+        "{\"name\":\"bf16_g8_56\",\"op\":\"bwd_data\",\"dtype\":\"bf16\","
+        "\"layout\":\"NCHW\",\"n\":1,\"c\":16,\"k\":16,\"groups\":2,\"input\":[4,56],"
+        "\"filter\":[3,3],\"pad\":[1,1]}]}";
+    check_override_pack("planar_wide_tiles", config, "{\"mr\": 2, \"nv\": 4}", NULL,
+                        "d=%s/src; test $(ls $d/*_2x32_*__avx2.c | wc -l) -ge 4");
+}
+
 /* 16-bit planar convs whose taps read a group's planes staged as f32 (in_staged), AVX-512 and AVX2
  * against the reference with NaN-prefilled outputs: the row walk (4 input channels a group)
  * in f16 and 3-D, the flat walk at stride 2 (f16, bf16 on odd rows; planes under 24 phase
@@ -2347,6 +2375,7 @@ int main(void) {
         cmocka_unit_test(test_planar_conv_rows),
         cmocka_unit_test(test_planar_conv_flat),
         cmocka_unit_test(test_planar_conv_short_rows),
+        cmocka_unit_test(test_planar_conv_wide_tiles),
         cmocka_unit_test(test_planar_conv_staged),
         cmocka_unit_test(test_dw_x_converted),
         cmocka_unit_test(test_1x1_dx_staged),

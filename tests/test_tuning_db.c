@@ -182,6 +182,37 @@ static void test_tile_candidates(void **state) {
     free(plan);
 }
 
+/* Planar conv steps are offered tiles wider than the ISA's usual max_nv (AVX2: 2 x 4 and 2 x 5
+ * for ResNeXt-101's 8-channel groups at 56x56); other kernels stay within max_nv. */
+static void test_wide_planar_candidates(void **state) {
+    (void)state;
+    static const struct {
+        const char *canonical;
+        int wide; /* whether a candidate past max_nv is expected */
+    } cases[] = {
+        {"bwdd_f32_nchw_g32mb8ic256oc256_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1", 1},
+        {"bwdd_f32_nchw_g1mb8ic1024oc256_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+        {"bwdw_f32_nchw_g1mb8ic256oc1024_i14x14_o14x14_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cg_problem p;
+        char msg[CG_MSG_MAX];
+        assert_int_equal(cg_problem_parse_string(cases[i].canonical, &p, msg), CG_OK);
+        cg_target target = cg_target_host();
+        target.isa = CG_ISA_AVX2;
+        target.threads = 2;
+        cg_tune_candidate list[32];
+        int count = 0, wide = 0, two_by_four = 0;
+        assert_int_equal(cg_tune_candidates(&p, &target, NULL, list, 32, &count, msg), CG_OK);
+        for (int a = 1; a < count; a++) {
+            wide |= list[a].overrides.nv > cg_isa_budget_of(CG_ISA_AVX2)->max_nv;
+            two_by_four |= list[a].overrides.mr == 2 && list[a].overrides.nv == 4;
+        }
+        assert_int_equal(wide, cases[i].wide);
+        assert_int_equal(two_by_four, cases[i].wide);
+    }
+}
+
 /* A finalist wins on its median gain only when it was also faster in every round. */
 static void test_wins(void **state) {
     (void)state;
@@ -207,6 +238,7 @@ int main(void) {
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_candidates),
         cmocka_unit_test(test_tile_candidates),
+        cmocka_unit_test(test_wide_planar_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
