@@ -105,6 +105,15 @@ static void test_malformed(void **state) {
     assert_non_null(strstr(msg, "NUL"));
 }
 
+/* A canonical problem and the host target planned for `isa` on two threads. */
+static void problem_on(const char *canonical, cg_isa isa, cg_problem *p, cg_target *target) {
+    char msg[CG_MSG_MAX];
+    assert_int_equal(cg_problem_parse_string(canonical, p, msg), CG_OK);
+    *target = cg_target_host();
+    target->isa = isa;
+    target->threads = 2;
+}
+
 static void test_candidates(void **state) {
     (void)state;
     static const char *const problems[] = {
@@ -117,11 +126,9 @@ static void test_candidates(void **state) {
     for (size_t i = 0; i < sizeof problems / sizeof problems[0]; i++)
         for (int isa = 0; isa < CG_ISA_GLSL; isa++) {
             cg_problem p;
+            cg_target target;
             char msg[CG_MSG_MAX];
-            assert_int_equal(cg_problem_parse_string(problems[i], &p, msg), CG_OK);
-            cg_target target = cg_target_host();
-            target.isa = (cg_isa)isa;
-            target.threads = 2;
+            problem_on(problems[i], (cg_isa)isa, &p, &target);
             cg_tune_candidate list[24];
             int count = 0;
             cg_plan_overrides previous = {.mr = 2};
@@ -164,11 +171,9 @@ static void test_tile_candidates(void **state) {
     assert_non_null(plan);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cg_problem p;
+        cg_target target;
         char msg[CG_MSG_MAX];
-        assert_int_equal(cg_problem_parse_string(cases[i].canonical, &p, msg), CG_OK);
-        cg_target target = cg_target_host();
-        target.isa = CG_ISA_AVX512;
-        target.threads = 2;
+        problem_on(cases[i].canonical, CG_ISA_AVX512, &p, &target);
         assert_int_equal(cg_plan_make(&p, &target, plan, msg), CG_OK);
         int has_kind = 0;
         for (int s = 0; s < plan->step_count; s++) has_kind |= plan->steps[s].kind == cases[i].kind;
@@ -196,11 +201,9 @@ static void test_wide_planar_candidates(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cg_problem p;
+        cg_target target;
         char msg[CG_MSG_MAX];
-        assert_int_equal(cg_problem_parse_string(cases[i].canonical, &p, msg), CG_OK);
-        cg_target target = cg_target_host();
-        target.isa = CG_ISA_AVX2;
-        target.threads = 2;
+        problem_on(cases[i].canonical, CG_ISA_AVX2, &p, &target);
         cg_tune_candidate list[32];
         int count = 0, wide = 0, two_by_four = 0;
         assert_int_equal(cg_tune_candidates(&p, &target, NULL, list, 32, &count, msg), CG_OK);
