@@ -588,6 +588,17 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
     if (rows < part->row_block) part->row_block = rows;
 }
 
+/* The L2 bytes a row block's x rows may take beside the item's partial slice (below): a
+ * quarter, or half where the slice and that quarter do not both fit the L2. Half only for x
+ * read in place: staged x (channels-last, or planar at column stride 2 or in 16 bits) sizes
+ * its row block to stage its panels once per run (stage_x_once), and ResNet's bf16 512 <- 256
+ * 1x1 stride-2 dw given half the L2 staged them per block instead (0.55x). */
+static int64_t x_rows_l2_budget(const cg_target *target, const cg_step *part, int64_t slice_bytes) {
+    const int in_place = part->x_planar && !part->x_staged;
+    const int64_t quarter = target->l2_bytes / 4;
+    return in_place && slice_bytes + quarter > target->l2_bytes ? target->l2_bytes / 2 : quarter;
+}
+
 /* Dense dw with x read in place broadcasts from the x rows of every input channel, once per
  * channel block: with one block per work item, every block's item walks all of its split's
  * rows, and x (far past the L2) comes from the L3 once per block (8 times for ResNet's 512 <-
@@ -604,17 +615,6 @@ static void keep_dy_block_in_l1(const cg_target *target, cg_step *part) {
  * items had each gathered them, ResNet's NHWC 128 <- 256 at 56x56 6.73 -> 5.76 ms, 128 <- 512
  * at 28x28 3.07 -> 2.83. Returns the runs per (split, group); sets block_run (and splits,
  * row_block). */
-/* The L2 bytes a row block's x rows may take beside the item's partial slice (below): a
- * quarter, or half where the slice and that quarter do not both fit the L2. Half only for x
- * read in place: staged x (channels-last, or planar at column stride 2 or in 16 bits) sizes
- * its row block to stage its panels once per run (stage_x_once), and ResNet's bf16 512 <- 256
- * 1x1 stride-2 dw given half the L2 staged them per block instead (0.55x). */
-static int64_t x_rows_l2_budget(const cg_target *target, const cg_step *part, int64_t slice_bytes) {
-    const int in_place = part->x_planar && !part->x_staged;
-    const int64_t quarter = target->l2_bytes / 4;
-    return in_place && slice_bytes + quarter > target->l2_bytes ? target->l2_bytes / 2 : quarter;
-}
-
 static int64_t x_planar_block_runs(const cg_target *target, const cg_dims *dims, cg_step *part,
                                    int64_t blocks, int64_t x_elem_bytes, int64_t split_bytes) {
     if (part->kind != CG_STEP_DW_PARTIAL || !(part->x_planar || part->x_staged) ||

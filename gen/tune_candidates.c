@@ -149,9 +149,9 @@ cg_status cg_tune_candidates(const cg_problem *problem, const cg_target *target,
     for (int nv = 1; nv <= b->max_nv; nv++) PROPOSE(.mr = tallest(b, nv) - 1, .nv = nv);
     /* A planar conv tile keeps its input vectors in registers and may run wider than the ISA's
      * usual max_nv, down to rows of 2 channels: ResNeXt-101's 8-channel groups at 56x56 ran
-     * 1.15-1.31x as 2 x 4 tiles on the Zen 3's AVX2 (max_nv 2; its 4 x 2 tiles end each
-     * 56-pixel row in a single vector), while 4-channel groups and rows of 28 or 112 pixels
-     * ran slower: the tuner's call, not a rule. */
+     * 1.00-1.31x as 2 x 4 tiles on the Zen 3's AVX2 in A/B runs (max_nv 2; its 4 x 2 tiles end
+     * each 56-pixel row in a single vector), while 4-channel groups and rows of 28 or 112
+     * pixels ran slower: the tuner's call, not a rule. */
     if (kind0 == CG_STEP_PLANAR_CONV)
         for (int nv = b->max_nv + 1; nv <= 8 && (b->registers - nv - 1) / nv >= 2; nv++)
             PROPOSE(.mr = (b->registers - nv - 1) / nv, .nv = nv);
