@@ -901,8 +901,8 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
      * is read from an f32 copy (below), whose rows the row block and tap order must size (sized
      * by the 16-bit element, S5 in bf16 took row blocks of 8 rows, 487 KB of f32 x rows on the
      * Zen 3's 512 KiB L2, and ran at 74% of f32) */
-    const int64_t x_read_bytes =
-        broadcast_16bit_view(plan, part) ? 4 : (int64_t)cg_dtype_size(p->dtype);
+    cg_view *broadcast = broadcast_16bit_view(plan, part);
+    const int64_t x_read_bytes = broadcast ? 4 : (int64_t)cg_dtype_size(p->dtype);
     const int64_t runs =
         kind == CG_STEP_DW_DEPTHWISE_PARTIAL
             ? depthwise_block_runs(target, dims, part, blocks, split_bytes)
@@ -912,7 +912,6 @@ cg_status cg_plan_dw(cg_plan *plan, const cg_dims *dims, const cg_view *x_view,
     tap_order(target, dims, x_read_bytes, part);
     stage_x_rows(plan, part);
     stage_turned_dy(plan, part);
-    cg_view *broadcast = broadcast_16bit_view(plan, part);
     if (broadcast && cg_plan_convert_planes(plan, broadcast, msg) != CG_OK)
         return CG_ERR_UNSUPPORTED;
     if (dw_direct_applies(plan, part, blocks)) {

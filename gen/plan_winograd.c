@@ -460,18 +460,20 @@ cg_status cg_plan_winograd(cg_plan *plan, const cg_dims *dims, int m, char *msg)
          * the tile starting at dx position x reads dy from x / 2 + floor((pad_lo - 1) / 2) on
          * (stride2_transform), its G over the filter's own tap order. */
         const int64_t kd = s.depth_taps, ext[3] = {kd, 3, 3};
-        const int64_t dy_first[3] = {0, cg_floor_div(dims->pad_lo[1] - 1, 2),
-                                     cg_floor_div(dims->pad_lo[2] - 1, 2)};
+        const int rotated = dx && s.stride == 1, step = s.stride == 1; /* window advance per tap */
+        int64_t first[3];
+        for (int i = 0; i < 3; i++)
+            first[i] = s.stride == 2 ? (i == 0 ? 0 : cg_floor_div(dims->pad_lo[i] - 1, 2))
+                       : dx          ? dims->pad_lo[i] - (ext[i] - 1)
+                                     : -dims->pad_lo[i];
         for (int64_t jd = 0, t = 0; jd < kd; jd++)
             for (int j0 = 0; j0 < 3; j0++)
                 for (int j1 = 0; j1 < 3; j1++, t++) {
-                    int64_t j[3] = {jd, j0, j1};
+                    const int64_t j[3] = {jd, j0, j1};
                     for (int i = 0; i < 3; i++)
-                        conv->tap_offset[t][i] =
-                            (int32_t)(s.stride == 2 ? dy_first[i]
-                                      : dx ? dims->pad_lo[i] - (ext[i] - 1) + j[i]
-                                           : j[i] - dims->pad_lo[i]);
-                    conv->tap_map[t] = (int32_t)(dx && s.stride == 1 ? ((kd - 1 - jd) * 3 + 2 - j0) * 3 + 2 - j1 : t);
+                        conv->tap_offset[t][i] = (int32_t)(first[i] + step * j[i]);
+                    conv->tap_map[t] =
+                        (int32_t)(rotated ? ((kd - 1 - jd) * 3 + 2 - j0) * 3 + 2 - j1 : t);
                 }
         conv->taps[0] = kd;
         conv->taps[1] = conv->taps[2] = 3;
