@@ -7,11 +7,12 @@
 # - lane 1: the quick binaries, then test_cpu_kernels (two thirds of the suite's time), then
 #   its rerun under the sanitizers (test_sanitizers.sh test_cpu_kernels), on the packs it built;
 # - lane 2: test_vulkan with test_vulkan_subgroups.sh (its rerun at other subgroup sizes), the
-#   other scripts one after another, then the sanitizer rerun of every other binary
-#   (test_sanitizers.sh --skip test_cpu_kernels), which also builds the sanitized binaries.
+#   sanitizer rerun of every other binary (test_sanitizers.sh --skip test_cpu_kernels), which
+#   also builds the sanitized binaries, then the other scripts one after another.
 # A binary's sanitized rerun starts once the binary is done (two builds of one pack at once
 # collide). With the whole sanitizer rerun at the end of lane 1 (its test_vulkan 105 s of it),
-# the second core was idle for that long. Each suite's output goes to its own log, printed
+# the second core was idle for that long; with lane 2's rerun after its scripts, lane 1 waited
+# for it to build test_cpu_kernels' sanitized binary (about 40 s on the 2-vCPU Zen 3). Each suite's output goes to its own log, printed
 # whole, with its [PASS]/[FAIL] line, in the fixed order below as the suites end.
 set -u
 cd "$(dirname "$0")/.."
@@ -104,9 +105,10 @@ wait_for() {
     run_index "$sanitized_kernels"
 ) &
 (
-    for index in "${vulkan[@]}" "${scripts[@]}"; do run_index "$index"; done
+    for index in "${vulkan[@]}"; do run_index "$index"; done
     wait_for "${quick[@]}"
     run_index "$sanitized_others"
+    for index in "${scripts[@]}"; do run_index "$index"; done
 ) &
 
 passed=0
