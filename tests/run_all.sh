@@ -12,8 +12,9 @@
 # A binary's sanitized rerun starts once the binary is done (two builds of one pack at once
 # collide). With the whole sanitizer rerun at the end of lane 1 (its test_vulkan 105 s of it),
 # the second core was idle for that long; with lane 2's rerun after its scripts, lane 1 waited
-# for it to build test_cpu_kernels' sanitized binary (about 40 s on the 2-vCPU Zen 3). Each suite's output goes to its own log, printed
-# whole, with its [PASS]/[FAIL] line, in the fixed order below as the suites end.
+# for it to build test_cpu_kernels' sanitized binary (about 40 s on the 2-vCPU Zen 3). Each
+# suite's output goes to its own log, printed whole, with its [PASS]/[FAIL] line, in the fixed
+# order below as the suites end.
 set -u
 cd "$(dirname "$0")/.."
 # The tests plan with the heuristics, not with whatever the user's tuning database holds (a
