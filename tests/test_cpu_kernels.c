@@ -1590,7 +1590,9 @@ static void test_dw_1x1_gemm_kernels(void **state) {
  * (f16), 3-D strided, a padded 1x1 (bf16), a 4x4 reaching past a 3x4 input on every side
  * (taps with no pixel, rows and columns clipped); 16-bit chunks converted to f32 on the stack
  * (staged; 1600 channels in chunks of 32 pixels), and read in place where a chunk (a dy row of
- * 401 pixels, 300 channels) does not fit; a forced 5 x 2 tile and 3 splits
+ * 401 pixels, 300 channels) does not fit; f32 chunks staged on AVX2 from 256 input and 128
+ * output channels (1100 channels flat; 262 <- 136 at stride 2 with tails of both; a 1x3 at
+ * stride 2 with padded columns); a forced 5 x 2 tile and 3 splits
  * of 40 dy rows at a column stride of 2, in chunks of 9 rows and a last of 4; dw pre-filled
  * with NaN. */
 static void test_dw_split_cl_kernels(void **state) {
@@ -1632,22 +1634,29 @@ static void test_dw_split_cl_kernels(void **state) {
         "{\"name\":\"h16_wide\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"dtype\":\"f16\","
         "\"n\":1,\"c\":1600,\"k\":70,\"input\":[17,17],\"filter\":[1,1]},"
         "{\"name\":\"h16_row\",\"op\":\"bwd_weight\",\"layout\":\"NWC\",\"dtype\":\"f16\","
-        "\"n\":1,\"c\":300,\"k\":16,\"input\":[801],\"filter\":[1],\"stride\":[2]}]}";
+        "\"n\":1,\"c\":300,\"k\":16,\"input\":[801],\"filter\":[1],\"stride\":[2]},"
+        "{\"name\":\"wide_s2\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":262,"
+        "\"k\":136,\"input\":[34,34],\"filter\":[1,1],\"stride\":[2,2]},"
+        "{\"name\":\"wide_t13\",\"op\":\"bwd_weight\",\"layout\":\"NHWC\",\"n\":2,\"c\":256,"
+        "\"k\":128,\"input\":[34,34],\"filter\":[1,3],\"stride\":[2,2],\"pad\":[0,1]}]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     char dir[4200], grep[4400];
     build_cpu_pack("dw_split_cl", problems, count, 0, dir);
     /* the path under test is really planned: every problem on every ISA, and the 1100-channel
      * problem's 4 blocks in groups of fewer (a block's slice is 275 KiB); 16-bit chunks staged
-     * in f32 but for the 401-pixel rows of 300 channels (read in place), f32 never */
+     * in f32 but for the 401-pixel rows of 300 channels (read in place), f32 on AVX2 from 256
+     * input and 128 output channels (the 1100-channel problem and the two wide ones) */
     snprintf(grep, sizeof grep,
-             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 34 && "
+             "test $(ls %s/src/*cbwdw*.c | wc -l) -eq 38 && "
              "grep -l 'define CIN 1100$' %s/src/*cbwdw*__avx512.c | "
              "xargs grep -q 'define GROUP_BLOCKS [1-3] '", dir, dir);
     assert_int_equal(system(grep), 0);
     snprintf(grep, sizeof grep, "ls %s/src/*cbwdw*.c", dir);
     assert_flag_by_source(grep, "STAGED",
-                          "grep -q 'define X_ELEM float' $f || grep -q 'define CIN 300$' $f");
+                          "{ grep -q 'define X_ELEM float' $f && ! { case $f in *__avx2.c) "
+                          "grep -Eq 'define CIN (1100|262|256)$' $f ;; *) false ;; esac; }; } || "
+                          "grep -q 'define CIN 300$' $f");
     check_pack_on_path_isas(dir, problems, count, "dw_split_cl");
     free(problems);
     static const char forced[] =

@@ -1832,7 +1832,7 @@ static void test_dw_split_cl(void **state) {
     assert_never_planned(elsewhere, sizeof elsewhere / sizeof elsewhere[0],
                          CG_STEP_DW_SPLIT_CL);
     /* 16-bit storage: each chunk's x pixels and a block's dy slice converted to f32 on the
-     * stack (staged) within 384 KiB, chunks halved to fit; f32 reads in place */
+     * stack (staged) within 384 KiB, chunks halved to fit; f32 reads in place on AVX-512 */
     static const struct {
         const char *problem;
         int staged;
@@ -1853,6 +1853,32 @@ static void test_dw_split_cl(void **state) {
         if (split->in_staged != storage[c].staged || split->item_rows != storage[c].chunk)
             fail_msg("%s: staged %d, chunk %lld", storage[c].problem, split->in_staged,
                      (long long)split->item_rows);
+        free(plan);
+    }
+    /* AVX2 stages f32 chunks too from 256 input and 128 output channels (and never where one
+     * split stores straight into dw); 16-bit as everywhere */
+    static const struct {
+        const char *problem;
+        int staged;
+    } avx2_storage[] = {
+        {"bwdw_f32_nhwc_g1mb8ic256oc128_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1},
+        {"bwdw_f32_nhwc_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 1},
+        {"bwdw_f32_nhwc_g1mb8ic256oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 0},
+        {"bwdw_f32_nhwc_g1mb8ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+        {"bwdw_f16_nhwc_g1mb8ic64oc64_i56x56_o56x56_f1x1_s1x1_d1x1_pl0x0_ph0x0", 1},
+        /* one split of 196 pixels: stored straight into dw, in place */
+        {"bwdw_f32_nhwc_g1mb1ic512oc512_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
+    };
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    avx2.l1_bytes = 32 << 10;
+    avx2.l2_bytes = 512 << 10;
+    for (size_t c = 0; c < sizeof avx2_storage / sizeof avx2_storage[0]; c++) {
+        const cg_step *split =
+            planned_step(avx2_storage[c].problem, &avx2, CG_STEP_DW_SPLIT_CL, &plan);
+        if (split->in_staged != avx2_storage[c].staged)
+            fail_msg("%s on AVX2: staged %d", avx2_storage[c].problem, split->in_staged);
+        assert_false(split->in_staged && split->direct_dw);
         free(plan);
     }
 }
