@@ -8,7 +8,8 @@
 #   - --help of every subcommand, unknown command;
 #   - `convgrad import` of the seed MIOpen lines -> JSON that `convgrad plan` accepts;
 #   - caching: a second run does not need clang (PATH without it), `gen` twice rewrites no
-#     source and `build` then recompiles nothing.
+#     source and `build` then recompiles nothing; other compile flags from the environment
+#     (OPT_<isa>) rebuild what they change, once.
 #
 # Run from anywhere after `make all`; numpy comes from /usr/bin/python3. Exit 1 on any failure.
 set -u
@@ -301,6 +302,19 @@ make_inputs configs/examples/ex_strided_asym_pad.json "" "$T/in_strided"
 check "run --pack on that pack" "$CG" run configs/examples/ex_strided_asym_pad.json \
     --target cpu --pack "$pack" --inputs "$T/in_strided" --outputs "$T/out_strided"
 check "build again: still nothing recompiled after a run" test "$all_before" = "$(stamps)"
+# Other flags from the environment (OPT_<isa>: -O1 for the ISA kernels) rebuild the ISA's
+# precompiled header and objects (clang refuses a header built at another -O level); the
+# same flags again rebuild nothing, and the pack still runs.
+isa_objects() { (cd "$pack" && find obj -name '*__avx*.o' -printf '%p %T@\n' | sort); }
+at_o1() { env OPT_avx2=-O1 OPT_avx512=-O1 OPT_avx512bf16=-O1 "$@"; }
+o3_objects=$(isa_objects)
+check "build with OPT_<isa>=-O1 exits 0" quiet at_o1 "$CG" build "$pack"
+o1_objects=$(isa_objects)
+check "OPT_<isa>=-O1: the ISA kernels recompiled" test -z "$o3_objects" -o "$o3_objects" != "$o1_objects"
+check "build with -O1 again exits 0" quiet at_o1 "$CG" build "$pack"
+check "-O1 again: nothing recompiled" test "$o1_objects" = "$(isa_objects)"
+check "run --pack after the -O1 rebuild" "$CG" run configs/examples/ex_strided_asym_pad.json \
+    --target cpu --pack "$pack" --inputs "$T/in_strided" --outputs "$T/out_strided_o1"
 
 # ---------------------------------------------------------------------------------------------
 echo "== kernels with the same code under two names are compiled once"
