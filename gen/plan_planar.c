@@ -310,7 +310,11 @@ static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const c
  * blocks) stride 2 on 50x50 1.16 -> 0.87, from 56x56 (ResNeXt-101) 5.22 -> 4.13; 4 and 2
  * channels a group level to 3% slower, the stride-2 depthwise dx (one) 0.65 -> 0.83; 32
  * channels a group in 6 blocks 7.44 -> 6.71 in one run and level in another, 56 (7 blocks)
- * 4% slower, 16 into 128 channels (16 blocks) 3-13% slower. */
+ * 4% slower, 16 into 128 channels (16 blocks) 3-13% slower. On AVX2 the flat walk also takes
+ * rows of whole vectors, where no lane is idle: ResNeXt-101's 8-channel groups at 56x56 (7
+ * vectors a row) on the 2-vCPU Zen 3, interleaved, 5 rounds: two cores 12.0 -> 7.4 ms (1.61x),
+ * one 26.6 -> 13.4 (1.99x); per row item (one group's row of 56 positions, 14336 items) the
+ * tiles' setup and the three input rows each row rereads cost more than the lanes saved. */
 #define FLAT_MIN_CIN 8
 #define FLAT_MAX_BLOCKS 2
 /* The flat walk stores plainly, whatever the output's size. Streamed through two sets of stack
@@ -326,7 +330,8 @@ static int rows_flat_applies(const cg_plan *plan, const cg_step *step, const cg_
     if (cg_ceil_div(step->cout_g, step->mr) > FLAT_MAX_BLOCKS) return 0;
     const int64_t sw = step->stride[2], jw = cg_ceil_div(step->count[2], sw);
     if (step->dst.logical[2] != sw * jw || step->src.logical[2] != jw) return 0;
-    if (jw % budget->vlen == 0) return 0; /* the rows fill whole vectors already */
+    /* rows of whole vectors leave no lane idle, and keep the row walk but on AVX2 */
+    if (jw % budget->vlen == 0 && plan->target.isa != CG_ISA_AVX2) return 0;
     int64_t lo, hi;
     cg_planar_column_range(step, &lo, &hi);
     const int64_t low_bit = jw & -jw, gcd = low_bit < budget->vlen ? low_bit : budget->vlen;

@@ -1026,9 +1026,9 @@ static void test_planar_conv_rows(void **state) {
  * a group or more on the phase kernel), 49 dx rows (residues of 25 and 24 rows, chunks ending
  * inside a residue, f16), stride 1 with a 3x5 filter (bf16; two blocks on AVX2), the forward pass,
  * stride 3 across rows with a 5x3 filter, a 2x2 stride-2 filter, dilation with asymmetric padding,
- * 3-D and 1-D stride 2, and 10 channels over 5x5 taps (AVX2: two blocks, the second a tail). Every
- * problem is planned flat on every ISA (widths that leave lanes idle on each, at most two channel
- * blocks). */
+ * 3-D and 1-D stride 2, and 10 channels over 5x5 taps (AVX2: two blocks, the second a tail).
+ * Every problem is planned flat on every ISA (widths that leave lanes idle on each, at most two
+ * channel blocks) but rows of 16 (8-channel groups), whole vectors: flat on AVX2 alone. */
 static void test_planar_conv_flat(void **state) {
     (void)state;
     static const char config[] =
@@ -1059,12 +1059,16 @@ static void test_planar_conv_flat(void **state) {
         "\"pad\":[1]},"
         "{\"name\":\"blocks\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
         "\"n\":2,\"c\":10,\"k\":16,\"groups\":1,\"input\":[9,45],\"filter\":[5,5],"
-        "\"pad\":[2,2]}"
+        "\"pad\":[2,2]},"
+        "{\"name\":\"whole_rows\",\"op\":\"bwd_data\",\"dtype\":\"f32\",\"layout\":\"NCHW\","
+        "\"n\":2,\"c\":16,\"k\":16,\"groups\":2,\"input\":[9,16],\"filter\":[3,3],"
+        "\"pad\":[1,1]}"
         "]}";
     int count;
     cg_problem *problems = cgt_parse(config, &count);
     check_planned_pack("rows_flat", overrides_none, problems, count, 0,
-                       "test $(grep -l 'define FLAT 1' $d/src/*.c | wc -l) -eq $((2 * n))");
+                       "test $(grep -l 'define FLAT 1' $d/src/*.c | wc -l) -eq $((2 * n - 1)) && "
+                       "test $(grep -l 'define FLAT 1' $d/src/*__avx2.c | wc -l) -eq $n");
     free(problems);
 }
 

@@ -2847,6 +2847,23 @@ static void test_planar_rows_flat(void **state) {
         if (raw.ops == CG_OP_FWD) assert_true(s->stream);
         free(plan);
     }
+    /* AVX2 walks rows of whole vectors flat too (ResNeXt-101's 8-channel groups at 56x56, 7
+     * vectors a row; 32 columns: 4), AVX-512 by rows (32 columns: 2 vectors) */
+    static const char *const whole_rows[] = {
+        "bwdd_f32_nchw_g32mb8ic256oc256_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+        "bwdd_f32_nchw_g32mb8ic256oc256_i32x32_o32x32_f3x3_s1x1_d1x1_pl1x1_ph1x1",
+    };
+    cg_target avx2 = base_target;
+    avx2.isa = CG_ISA_AVX2;
+    avx2.l1_bytes = 32 << 10;
+    avx2.l2_bytes = 512 << 10;
+    cg_plan *plan;
+    for (int c = 0; c < 2; c++) {
+        assert_true(planned_step(whole_rows[c], &avx2, CG_STEP_PLANAR_CONV, &plan)->rows_flat);
+        free(plan);
+    }
+    assert_false(planned_step(whole_rows[1], &base_target, CG_STEP_PLANAR_CONV, &plan)->rows_flat);
+    free(plan);
 }
 
 /* 16-bit planar convs read a group's input planes staged as f32 where they fit 256 KiB (row
