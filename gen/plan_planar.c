@@ -312,8 +312,9 @@ static void choose_conv_tile(cg_step *step, const cg_isa_budget *budget, const c
  * channels a group in 6 blocks 7.44 -> 6.71 in one run and level in another, 56 (7 blocks)
  * 4% slower, 16 into 128 channels (16 blocks) 3-13% slower. On AVX2 the flat walk also takes
  * rows of whole vectors, where no lane is idle: ResNeXt-101's 8-channel groups at 56x56 (7
- * vectors a row) on the 2-vCPU Zen 3, interleaved, 5 rounds: two cores 12.0 -> 7.4 ms (1.61x),
- * one 26.6 -> 13.4 (1.99x); per row item (one group's row of 56 positions, 14336 items) the
+ * vectors a row) on the 2-vCPU Zen 3, interleaved, two A/B runs of 5-7 rounds: two cores
+ * 1.61x and 1.84x (13.9 -> 7.5 ms), one 1.99x and 1.29x, f16 1.41x / 1.66x, bf16 1.38x / 1.35x
+ * (two / one); per row item (one group's row of 56 positions, 14336 items at batch 8) the
  * tiles' setup and the three input rows each row rereads cost more than the lanes saved. */
 #define FLAT_MIN_CIN 8
 #define FLAT_MAX_BLOCKS 2
