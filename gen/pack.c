@@ -133,11 +133,11 @@ static const char pack_makefile[] =
     /* a Vulkan-only pack has no C sources and no kernels.so; vulkan.mk adds its own targets */
     "all: $(if $(OBJECTS),kernels.so) $(EXTRA_TARGETS)\n"
     /* An ISA's compile line in obj/cg_isa_<isa>.flags, rewritten only when it changes (new
-     * flags in this Makefile, or OPT_<isa>, CC or CFLAGS from the environment or make's
+     * flags in this Makefile, OPT_<isa> or CC from the environment, any variable on make's
      * command line): its precompiled header depends on it, and every object of the ISA on
      * that, so they all rebuild. Without it a pack built at -O3 and rebuilt at -O0 failed
-     * ("__OPTIMIZE__ predefined macro was enabled in PCH file"), and a new CFLAGS left the
-     * built objects as they were. */
+     * ("__OPTIMIZE__ predefined macro was enabled in PCH file"), and new flags that the
+     * header took left the built objects as they were. */
     "compile_of = $(CC) $(CFLAGS) $(call opt_of,$(1)) $(ISA_$(1))\n"
     ".PHONY: FORCE\n"
     "obj/cg_isa_%.flags: FORCE\n"

@@ -95,7 +95,7 @@ static int64_t chunk_units(const cg_target *target, const cg_dims *dims, int64_t
 
 /* f32 on AVX2 stages its chunks too (the same copies, no conversion) from this many input and
  * output channels: on the 2-vCPU Zen 3 (32 KiB L1, 512 KiB L2), in place, ResNet's NHWC dw of
- * 256 <- 512 at 28x28 ran at 40-45% of the FMA peak on one core, its samples on the FMAs that
+ * 256 <- 512 at 28x28 ran at 38-46% of the FMA peak on one core, its samples on the FMAs that
  * wait on dy loads. Staged, the chunk's x pixels are read once, front to back, instead of a
  * line per pixel by every block of output channels, and a block's dy slice is one compact
  * run. Interleaved, five rounds, batch 8, against in place (two cores / one): 256 <- 512 at
