@@ -32,6 +32,11 @@ static const cg_target base_target = {
     .isa = CG_ISA_AVX512, .threads = 2, .l1_bytes = 48 << 10, .l2_bytes = 1 << 20,
     .l3_bytes = 32 << 20};
 
+/* The 2-vCPU AMD Zen 3 of the AVX2 rounds: no AVX-512, 32 KiB L1 and 512 KiB L2 a core. */
+static const cg_target zen3_target = {
+    .isa = CG_ISA_AVX2, .threads = 2, .l1_bytes = 32 << 10, .l2_bytes = 512 << 10,
+    .l3_bytes = 32 << 20, .vendor = CG_VENDOR_AMD};
+
 /* base_target without Winograd, for the direct kernels' tests on 3x3 problems it would take
  * (stride-2 dx among them) */
 static const cg_target direct_target = {
@@ -1444,10 +1449,7 @@ static void test_dw_x_staged_plan(void **state) {
     /* Zen 3's caches (32 KiB L1, 512 KiB L2): 1024 channels' x shrink the row block to 2 rows,
      * and the panel is sized on those (8 tiles of 6), not on the ~512-pixel block before the
      * shrink (one tile: too many panels to stage once for the run) */
-    cg_target zen3 = base_target;
-    zen3.isa = CG_ISA_AVX2;
-    zen3.l1_bytes = 32 << 10;
-    zen3.l2_bytes = 512 << 10;
+    const cg_target zen3 = zen3_target;
     /* ... and on AVX2 a run's row block shrinks from the ~512-pixel block until its panels are
      * staged once: 256 input channels in rows of 9 staged per block (3 tiles a panel), in
      * rows of 8 once (4 tiles) */
@@ -1869,13 +1871,9 @@ static void test_dw_split_cl(void **state) {
         /* one split of 196 pixels: stored straight into dw, in place */
         {"bwdw_f32_nhwc_g1mb1ic512oc512_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 0},
     };
-    cg_target avx2 = base_target;
-    avx2.isa = CG_ISA_AVX2;
-    avx2.l1_bytes = 32 << 10;
-    avx2.l2_bytes = 512 << 10;
     for (size_t c = 0; c < sizeof avx2_storage / sizeof avx2_storage[0]; c++) {
         const cg_step *split =
-            planned_step(avx2_storage[c].problem, &avx2, CG_STEP_DW_SPLIT_CL, &plan);
+            planned_step(avx2_storage[c].problem, &zen3_target, CG_STEP_DW_SPLIT_CL, &plan);
         if (split->in_staged != avx2_storage[c].staged)
             fail_msg("%s on AVX2: staged %d", avx2_storage[c].problem, split->in_staged);
         assert_false(split->in_staged && split->direct_dw);
@@ -2853,13 +2851,10 @@ static void test_planar_rows_flat(void **state) {
         "bwdd_f32_nchw_g32mb8ic256oc256_i56x56_o56x56_f3x3_s1x1_d1x1_pl1x1_ph1x1",
         "bwdd_f32_nchw_g32mb8ic256oc256_i32x32_o32x32_f3x3_s1x1_d1x1_pl1x1_ph1x1",
     };
-    cg_target avx2 = base_target;
-    avx2.isa = CG_ISA_AVX2;
-    avx2.l1_bytes = 32 << 10;
-    avx2.l2_bytes = 512 << 10;
     cg_plan *plan;
     for (int c = 0; c < 2; c++) {
-        assert_true(planned_step(whole_rows[c], &avx2, CG_STEP_PLANAR_CONV, &plan)->rows_flat);
+        const cg_step *conv = planned_step(whole_rows[c], &zen3_target, CG_STEP_PLANAR_CONV, &plan);
+        assert_true(conv->rows_flat);
         free(plan);
     }
     assert_false(planned_step(whole_rows[1], &base_target, CG_STEP_PLANAR_CONV, &plan)->rows_flat);
@@ -3754,11 +3749,7 @@ static void test_dw_block_runs(void **state) {
         {"bwdw-bwdb_bf16_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", 4, 1},
         {"bwdw_f32_nchw_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", 37, 1},
     };
-    cg_target zen3 = base_target;
-    zen3.isa = CG_ISA_AVX2;
-    zen3.l1_bytes = 32 << 10;
-    zen3.l2_bytes = 512 << 10;
-    zen3.vendor = CG_VENDOR_AMD;
+    const cg_target zen3 = zen3_target;
     for (size_t c = 0; c < sizeof zen3_cases / sizeof zen3_cases[0]; c++) {
         cg_problem zp = parse(zen3_cases[c].problem);
         cg_plan *zplan = plan_for(&zp, &zen3);
