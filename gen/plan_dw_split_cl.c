@@ -154,7 +154,6 @@ static void plan_direct(cg_plan *plan, cg_step *step, const cg_dims *dims, int64
     while (cg_ceil_div(blocks, group_blocks) * dims->taps < want && group_blocks > 1)
         group_blocks--;
     step->direct_dw = 1;
-    step->in_staged = 0; /* dw's rows read x and dy in place */
     step->splits = 1;
     step->block_run = group_blocks;
     step->rows = units;
@@ -219,14 +218,15 @@ cg_status cg_plan_dw_split_cl(cg_plan *plan, const cg_dims *dims, char *msg) {
         splits++;
     if (target->force_splits > 0) splits = target->force_splits;
     if (splits > max_splits) splits = max_splits;
-    if (p->dtype != CG_F32 || f32_staged(plan)) stage_chunks(step, dims, p->c, nb);
-    /* one split, few pixels, 2 items a thread on blocks of input channels: plan_direct */
+    /* one split, few pixels, 2 items a thread on blocks of input channels: plan_direct (f32
+     * read in place) */
     const int64_t c_blocks = cg_ceil_div(p->c, (int64_t)direct_nv(plan) * budget->vlen);
     if (splits == 1 && p->dtype == CG_F32 && pixels <= DW_SPLIT_PIXELS_PER_SPLIT &&
         c_blocks * dims->taps >= 2 * (int64_t)target->threads) {
         plan_direct(plan, step, dims, want, units); /* no reduce step */
         return CG_OK;
     }
+    if (p->dtype != CG_F32 || f32_staged(plan)) stage_chunks(step, dims, p->c, nb);
     step->splits = splits;
     step->block_run = group_blocks;
     step->rows = units;
