@@ -8,6 +8,7 @@
 
 #include "cg_sha256.h"
 #include "pack.h"
+#include "pack_internal.h"
 
 typedef struct name_list {
     char **names;
@@ -82,7 +83,7 @@ static cg_status run_make(const char *dir, int jobs, char msg[CG_MSG_MAX]) {
     return CG_OK;
 }
 
-static cg_status read_text(const char *path, char **text, char msg[CG_MSG_MAX]) {
+cg_status cg_pack_read_text(const char *path, char **text, char msg[CG_MSG_MAX]) {
     FILE *file = fopen(path, "rb");
     if (!file) {
         snprintf(msg, CG_MSG_MAX, "%s: cannot open", path);
@@ -107,7 +108,7 @@ cg_status cg_pack_build(const char *dir, int jobs, char msg[CG_MSG_MAX]) {
     char path[4400];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     char *text = NULL;
-    cg_status status = read_text(path, &text, msg);
+    cg_status status = cg_pack_read_text(path, &text, msg);
     if (status != CG_OK) return status;
     cJSON *manifest = cJSON_Parse(text);
     free(text);

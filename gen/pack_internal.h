@@ -47,4 +47,12 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
 cg_status cg_pack_add_vulkan(cg_pack_writer *writer, const cg_problem *problem, cJSON *entry,
                              char msg[CG_MSG_MAX]);
 
+/* A whole file into *text (free() it). */
+cg_status cg_pack_read_text(const char *path, char **text, char msg[CG_MSG_MAX]);
+
+/* Writes units/, the translation units the pack's C kernels compile in (pack_units.c), from
+ * the src/ files named in `files` (those not ending in __<cpu isa>.c are skipped); removes
+ * units no longer written. */
+cg_status cg_pack_write_units(const char *dir, char **files, int count, char msg[CG_MSG_MAX]);
+
 #endif /* CG_PACK_INTERNAL_H */
