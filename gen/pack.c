@@ -157,10 +157,9 @@ static const char pack_makefile[] =
     "# keep the precompiled headers between builds\n"
     ".SECONDARY:\n";
 
-/* Removes src/ files that are not in `keep` (a NULL-terminated list of names). */
-static void remove_stale_sources(const char *dir, char **keep, int keep_count) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/src", dir);
+void cg_pack_remove_unlisted(const char *dir, const char *subdir, char **keep, int keep_count) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, subdir);
     DIR *d = opendir(path);
     if (!d) return;
     struct dirent *entry;
@@ -173,7 +172,7 @@ static void remove_stale_sources(const char *dir, char **keep, int keep_count) {
         int kept = 0;
         for (int i = 0; i < keep_count && !kept; i++) kept = !strcmp(keep[i], name);
         if (!kept) {
-            snprintf(path, sizeof path, "%s/src/%s", dir, name);
+            snprintf(path, sizeof path, "%s/%s/%s", dir, subdir, name);
             unlink(path);
         }
     }
@@ -400,7 +399,7 @@ cg_status cg_pack_generate(const char *dir, const cg_problem *problems, int coun
     }
     if (status == CG_OK) status = write_tuning(dir, &writer.used, root, msg);
     if (status == CG_OK) {
-        remove_stale_sources(dir, writer.keep, writer.keep_count);
+        cg_pack_remove_unlisted(dir, "src", writer.keep, writer.keep_count);
         status = cg_pack_write_units(dir, writer.keep, writer.keep_count, msg);
     }
     if (status == CG_OK) {

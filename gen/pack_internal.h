@@ -47,6 +47,10 @@ cg_status cg_pack_add_cpu(cg_pack_writer *writer, const cg_problem *problem, cJS
 cg_status cg_pack_add_vulkan(cg_pack_writer *writer, const cg_problem *problem, cJSON *entry,
                              char msg[CG_MSG_MAX]);
 
+/* Removes the kernel sources (.c, .comp) of <dir>/<subdir> not named in `keep`: those a
+ * regenerated pack no longer has. */
+void cg_pack_remove_unlisted(const char *dir, const char *subdir, char **keep, int keep_count);
+
 /* A whole file into *text (free() it). */
 cg_status cg_pack_read_text(const char *path, char **text, char msg[CG_MSG_MAX]);
 

@@ -12,11 +12,9 @@
  * undefines those renames and every macro the kernel defines.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pack_internal.h"
 #include "textbuf.h"
@@ -269,25 +267,6 @@ static cg_status add_kernel(const char *dir, const char *file, cg_text *unit,
     return status;
 }
 
-/* Removes units/ files not named in `kept` (a pack regenerated with fewer kernels). */
-static void remove_stale_units(const char *dir, char **kept, int kept_count) {
-    char path[4400];
-    snprintf(path, sizeof path, "%s/units", dir);
-    DIR *d = opendir(path);
-    if (!d) return;
-    struct dirent *entry;
-    while ((entry = readdir(d))) {
-        if (entry->d_name[0] == '.') continue;
-        int is_kept = 0;
-        for (int i = 0; i < kept_count && !is_kept; i++)
-            is_kept = !strcmp(kept[i], entry->d_name);
-        if (is_kept) continue;
-        snprintf(path, sizeof path, "%s/units/%s", dir, entry->d_name);
-        unlink(path);
-    }
-    closedir(d);
-}
-
 /* Writes the units of one ISA: its kernels dealt round-robin in name order, so that each
  * unit mixes templates (a name starts with its dtype and template) and the units cost alike. */
 static cg_status write_isa_units(const char *dir, const char *isa, char **files, int count,
@@ -357,7 +336,7 @@ cg_status cg_pack_write_units(const char *dir, char **files, int count, char msg
             status = write_isa_units(dir, cg_isa_name((cg_isa)isa), by_isa, n, unit_names,
                                      &unit_count, msg);
     }
-    if (status == CG_OK) remove_stale_units(dir, unit_names, unit_count);
+    if (status == CG_OK) cg_pack_remove_unlisted(dir, "units", unit_names, unit_count);
     for (int i = 0; i < unit_count; i++) free(unit_names[i]);
     free(unit_names);
     free(by_isa);
