@@ -9,7 +9,7 @@
  * another. The sources stay as they are, one file per kernel that compiles on its own; the
  * unit keeps them apart: before a kernel it renames the kernel's file-scope names (static
  * functions and tables, typedefs, struct tags, enumerators) to <symbol>__<name>, after it
- * undefines those renames and every macro the kernel defines.
+ * undefines those renames and restores every macro the kernel defines to what it was.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -241,8 +241,10 @@ static cg_status scan_file(const char *dir, const char *file, name_list *macros,
 }
 
 /* Appends kernel src/<file> to a unit's text: its renames, its include, then the #undefs.
- * A header the kernel includes besides its ISA prelude (cg_wino.h) reads the kernel's macros
- * (ELEM, LOAD_MODE): its names are renamed and its include guard undefined with the
+ * Each macro it defines is pushed before it and popped after (#pragma push_macro): undefined
+ * again, or, where the kernel redefined a prelude's macro, the prelude's back for the next
+ * kernel. A header the kernel includes besides its ISA prelude (cg_wino.h) reads the kernel's
+ * macros (ELEM, LOAD_MODE): its names are renamed and its include guard popped with the
  * kernel's, so that the next kernel that includes it compiles its own copy. */
 static cg_status add_kernel(const char *dir, const char *file, cg_text *unit,
                             char msg[CG_MSG_MAX]) {
@@ -258,9 +260,12 @@ static cg_status add_kernel(const char *dir, const char *file, cg_text *unit,
     for (int i = 0; i < names.count; i++)
         cg_text_line(unit, "#define %s %.*s__%s", names.names[i], symbol_length, file,
                      names.names[i]);
+    for (int i = 0; i < macros.count; i++)
+        cg_text_line(unit, "#pragma push_macro(\"%s\")", macros.names[i]);
     cg_text_line(unit, "#include \"../src/%s\"", file);
     for (int i = 0; i < names.count; i++) cg_text_line(unit, "#undef %s", names.names[i]);
-    for (int i = 0; i < macros.count; i++) cg_text_line(unit, "#undef %s", macros.names[i]);
+    for (int i = 0; i < macros.count; i++)
+        cg_text_line(unit, "#pragma pop_macro(\"%s\")", macros.names[i]);
     free(macros.names);
     free(names.names);
     free(includes.names);
@@ -283,8 +288,11 @@ static cg_status write_isa_units(const char *dir, const char *isa, char **files,
                      "so one clang process,", u + 1, units, isa);
         cg_text_line(&unit, " * for several kernels (gen/pack_units.c). Each kernel's "
                      "file-scope names are renamed");
-        cg_text_line(&unit, " * <symbol>__<name> around its source, and its macros undefined "
+        cg_text_line(&unit, " * <symbol>__<name> around its source, and its macros restored "
                      "after it. */");
+        /* the prelude first (a no-op after the make rule's -include-pch), so that a macro a
+         * kernel redefines is pushed with the prelude's definition */
+        cg_text_line(&unit, "#include \"../src/cg_isa_%s.h\"", isa);
         for (int i = u; i < count && status == CG_OK; i += units)
             status = add_kernel(dir, files[i], &unit, msg);
         char *text = cg_text_finish(&unit);

@@ -1,8 +1,9 @@
 /* test_pack_units.c: the translation units that compile several kernels of a pack together
  * (gen/pack_units.c). Eight kernels made from one text, which define the same macros, static
- * functions and tables, typedef, struct tag and enumerators, and include a header that reads
- * their macros, are written as units, compiled -Wall -Wextra -Werror into one library, and
- * each kernel called: every one must return the value of its own constants. */
+ * functions and tables, typedef, struct tag and enumerators, include a header that reads
+ * their macros, and half of them redefine a macro of their prelude, are written as units,
+ * compiled -Wall -Wextra -Werror into one library, and each kernel called: every one must
+ * return the value of its own constants (and of the prelude's macro where it kept it). */
 /* cmocka.h needs these first, in this order */
 /* clang-format off */
 #include <stdarg.h>
@@ -28,10 +29,11 @@ enum { KERNELS = 8 };
  * definition, two static variables in one declaration. */
 static const char kernel_text[] =
     "/* kernel %d */\n"
-    "#include \"cg_isa_fake.h\"\n"
+    "#include \"cg_isa_generic.h\"\n"
     "#define VALUE %d /* the kernel's own value: a comment that runs on\n"
     "                    to a line of its own (the kernel's) */\n"
     "#define SCALE (VALUE + 1)\n"
+    "%s" /* kernels 0-3 redefine the prelude's SHARED; 4-7, each after one of them, read it */
     "#include \"param.h\"\n"
     "enum { FIRST = VALUE, SECOND };\n"
     "typedef struct pair {\n"
@@ -45,7 +47,7 @@ static const char kernel_text[] =
     "int kernel_%d__generic(void);\n"
     "int kernel_%d__generic(void) {\n"
     "    pair p = {table[0], table[1]};\n"
-    "    return helper(p) * 1000 + twice(SECOND) + param_value() + other + counter;\n"
+    "    return helper(p) * 1000 + twice(SECOND) + param_value() + other + counter + SHARED;\n"
     "}\n";
 
 /* A header that reads the including kernel's macro (as cg_wino.h reads ELEM). */
@@ -54,7 +56,9 @@ static const char param_text[] = "#ifndef PARAM_H\n"
                                  "static int param_value(void) { return VALUE * 7; }\n"
                                  "#endif\n";
 
-static const char prelude_text[] = "#ifndef CG_ISA_FAKE_H\n#define CG_ISA_FAKE_H\n#endif\n";
+static const char prelude_text[] =
+    "#ifndef CG_ISA_H\n#define CG_ISA_H\n#define SHARED 100000\n#endif\n";
+static const char redefine_shared[] = "#undef SHARED\n#define SHARED (VALUE * 200000)\n";
 
 static void write_text(const char *path, const char *text) {
     FILE *file = fopen(path, "w");
@@ -84,13 +88,14 @@ static void test_kernels_keep_their_names(void **state) {
     assert_int_equal(cg_make_dirs(path, msg), CG_OK);
     snprintf(path, sizeof path, "%s/src/param.h", dir);
     write_text(path, param_text);
-    snprintf(path, sizeof path, "%s/src/cg_isa_fake.h", dir);
+    snprintf(path, sizeof path, "%s/src/cg_isa_generic.h", dir); /* a prelude of its own */
     write_text(path, prelude_text);
     char names[KERNELS][64], *files[KERNELS];
     for (int k = 0; k < KERNELS; k++) {
         snprintf(names[k], sizeof names[k], "kernel_%d__generic.c", k);
         files[k] = names[k];
-        snprintf(text, sizeof text, kernel_text, k, k + 1, k, k);
+        snprintf(text, sizeof text, kernel_text, k, k + 1, k < KERNELS / 2 ? redefine_shared : "",
+                 k, k);
         snprintf(path, sizeof path, "%s/src/%s", dir, names[k]);
         write_text(path, text);
     }
@@ -112,7 +117,9 @@ static void test_kernels_keep_their_names(void **state) {
         int (*kernel)(void) = (int (*)(void))dlsym(library, symbol);
         assert_non_null(kernel);
         const int value = k + 1;
-        const int want = (value * 100 + value + 1) * 1000 + 2 * (value + 1) + 7 * value + value;
+        const int shared = k < KERNELS / 2 ? value * 200000 : 100000;
+        const int want =
+            (value * 100 + value + 1) * 1000 + 2 * (value + 1) + 7 * value + value + shared;
         if (kernel() != want) print_error("%s: %d, want %d\n", symbol, kernel(), want);
         assert_int_equal(kernel(), want);
     }
