@@ -3,7 +3,7 @@
  * Layout of a pack directory:
  *   manifest.json   schema/ABI/generator versions, problems, per target+ISA step lists,
  *                   workspace sizes, SHA-256 of every file (added by the build)
- *   Makefile        compiles src/ into kernels.so (and .spv files for Vulkan)
+ *   Makefile        compiles units/ (src/ kernels) into kernels.so (and .spv for Vulkan)
  *   src/            generated sources (one file per kernel symbol) and the shared headers
  *   units/          the translation units the C kernels compile in, several kernels each
  *   plans/          the plan of every problem and ISA, as JSON, for inspection and --plan
