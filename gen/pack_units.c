@@ -21,8 +21,8 @@
 
 /* 8 kernels a unit takes clang's start from ~50 ms to ~6 ms a kernel; more would save little
  * and keep a long kernel's unit (the portable 3D stride-phase kernels take 2-3 s) the last
- * one of a build. A pack's ISA with fewer than 4 * UNIT_KERNELS kernels still gets up to
- * UNIT_MIN units, so that a 2- or 4-job make has a unit for each job. */
+ * one of a build. A pack's ISA with fewer than UNIT_MIN * UNIT_KERNELS kernels still gets
+ * up to UNIT_MIN units, so that a 2- or 4-job make has a unit for each job. */
 enum { UNIT_KERNELS = 8, UNIT_MIN = 4, NAME_MAX_LENGTH = 128 };
 
 typedef struct name_list {
@@ -224,7 +224,7 @@ static int compare_strings(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Scans src/<file> into the lists; *text keeps its text. */
+/* Scans src/<file> (a kernel, or a header it includes) into the lists. */
 static cg_status scan_file(const char *dir, const char *file, name_list *macros,
                            name_list *names, name_list *includes, char msg[CG_MSG_MAX]) {
     char path[4400];
