@@ -215,13 +215,18 @@ static int64_t staged_band_bytes(const wino_shape *s, int output) {
                   : (int64_t)s->window * (s->step * s->tiles[1] + halo) * s->cin_pad * 4;
 }
 
+/* The U a fused kernel streams at its GEMMs' pace: the core's L2, or an eighth of AMD's L3. */
+static int64_t fused_u_bytes(const cg_target *target) {
+    const int64_t l2 = target->l2_bytes, l3_share = target->l3_bytes / 8;
+    return target->vendor == CG_VENDOR_AMD || l2 > l3_share ? l3_share : l2;
+}
+
 /* Stride 2 is never staged: its V and M hold 25/9 of dy and 25/16 of dx (F(2, 2)), and
  * through memory they cost more than streaming U from the L3 per block of tiles (S2, 128
  * channels, two cores: staged 0.87-0.97x of the direct kernels, fused 1.35-1.48x). */
 static int staged_applies(const cg_plan *plan, const wino_shape *s, int64_t batch) {
-    const int64_t l2 = plan->target.l2_bytes, l3_share = plan->target.l3_bytes / 8;
-    const int64_t fused_u = plan->target.vendor == CG_VENDOR_AMD || l2 > l3_share ? l3_share : l2;
-    if (s->depth_taps != 1 || s->stride != 1 || u_bytes_of(s) <= fused_u) return 0;
+    if (s->depth_taps != 1 || s->stride != 1 || u_bytes_of(s) <= fused_u_bytes(&plan->target))
+        return 0;
     const int64_t tiles = batch * s->tiles[0] * s->tiles[1];
     if ((int64_t)s->alpha * s->alpha * tiles * (s->cin_pad + s->cout_pad) * 4 > STAGED_WS_CAP)
         return 0;
@@ -277,14 +282,22 @@ static int thin_tile_reuse(const cg_plan *plan, const cg_dims *dims) {
  * 3-7 of its tiles, so every block streams all of U past few products; and its points mix
  * every dy of a tile into every output (stride2_transform). Fused only (staged_applies), so U
  * must stay under U_BYTES_CAP: ResNet's 512-channel 14x14 dx (U 26 MB) keeps the direct
- * kernels, 1.13-1.2x faster than it staged. */
+ * kernels, 1.13-1.2x faster than it staged. Those gains were AMD's (Zen 3, whose L3 feeds U to
+ * the blocks); elsewhere U must fit fused_u_bytes, the L2. On the 2-vCPU Intel Xeon (AVX-512,
+ * 2 MiB L2), interleaved, two cores, Winograd against direct at batch 8: 64 channels from
+ * 112x112, 56x56 and 28x28 1.08-1.18x faster (U 0.4 MB), 128 from 112x112 1.18x, from 56x56
+ * level (S2 too; U 1.6 MB), but 160 channels from 28x28 1.55x slower (U 2.6 MB), 192 from 40x40
+ * 1.34x, 256 from 28x28 1.63-2.08x at batch 1-32 (NHWC 1.71x), from 56x56 1.88x, 512 <- 256 from
+ * 28x28 2.68x. */
 static int stride2_tile(const cg_plan *plan, const cg_dims *dims, int forced) {
     const cg_problem *p = &plan->problem;
     if (!forced && (p->c < 16 || p->k < 16)) return 0;
     if (!forced && p->n * cg_prod(dims->out, 3) <= WINO_MIN_PIXELS) return 0;
     const wino_shape s = shape_of(plan, dims, 2, 1);
     if (scratch_of(&s, 1, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;
-    if (!forced && u_bytes_of(&s) > U_BYTES_CAP) return 0;
+    const int64_t u_cap =
+        plan->target.vendor == CG_VENDOR_AMD ? U_BYTES_CAP : fused_u_bytes(&plan->target);
+    if (!forced && u_bytes_of(&s) > (u_cap < U_BYTES_CAP ? u_cap : U_BYTES_CAP)) return 0;
     return 2;
 }
 

@@ -3428,14 +3428,15 @@ static const struct wino_case {
      CG_ISA_AVX2, 0, 4, 0},
     {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
      CG_ISA_AVX512, 2, 2, 0},
-    /* stride-2 dx: F(2, 2) with the middle tap's products, 4 x 4 dx tiles, always fused (S2,
-     * any layout and storage type, pad_lo 0 or 2), whatever tile an override names; 512
-     * channels at 14x14 (U 26 MB) keep the direct kernels unless forced; fwd in the same
-     * problem, stride 2 along one dim only, rows and columns of different pad parity, too few
-     * channels or pixels: never (unforced) */
-    {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
-    {"bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 2, 0},
-    {"bwdd_bf16_nhwc_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
+    /* stride-2 dx: F(2, 2) with the middle tap's products, 4 x 4 dx tiles, always fused (S2's
+     * shape with 64 channels, U within the 1 MiB L2: test_winograd_stride2_u_cap has
+     * the larger ones; any layout and storage type, pad_lo 0 or 2), whatever tile an override
+     * names; 512 channels at 14x14 (U 26 MB) keep the direct kernels unless forced; fwd in the
+     * same problem, stride 2 along one dim only, rows and columns of different pad parity, too
+     * few channels or pixels: never (unforced) */
+    {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
+    {"bwdd_f16_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 2, 0},
+    {"bwdd_bf16_nhwc_g1mb8ic96oc64_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
     {"bwdd_f16_nchw_g1mb4ic32oc48_i13x11_o6x6_f3x3_s2x2_d1x1_pl0x2_ph1x0", CG_ISA_GENERIC, 0, 2, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 4, 2, 0},
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, -1, 0, 0},
@@ -3834,6 +3835,37 @@ static void test_conv_item_rows(void **state) {
     assert_int_equal(conv->nv, 2);
     assert_int_equal(conv->mr, 4);
     free(plan);
+}
+
+/* Stride-2 Winograd dx streams all of U through every block of tiles: U must fit the L2 (the
+ * Intel Xeon's 2 MiB holds S2's 1.6 MB, not ResNet's 256-channel 6.5 MB; a 1 MiB L2 neither),
+ * except on AMD, whose L3 feeds the blocks, up to 16 MB (the Zen 3 takes both); 512 channels
+ * at 14x14 (26 MB) nowhere. */
+static void test_winograd_stride2_u_cap(void **state) {
+    (void)state;
+    cg_target intel = base_target;
+    intel.vendor = CG_VENDOR_INTEL;
+    intel.l2_bytes = 2 << 20;
+    cg_target intel_1m = intel;
+    intel_1m.l2_bytes = 1 << 20;
+    static const char s2[] = "bwdd_f32_nchw_g1mb16ic128oc128_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+                      c256[] = "bwdd_bf16_nhwc_g1mb8ic256oc256_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0",
+                      c512[] = "bwdd_f32_nchw_g1mb8ic512oc512_i14x14_o7x7_f3x3_s2x2_d1x1_pl1x1_ph0x0";
+    const struct {
+        const char *problem;
+        const cg_target *target;
+        int m;
+    } cases[] = {{s2, &intel, 2},      {c256, &intel, 0},       {s2, &intel_1m, 0},
+                 {s2, &zen3_target, 2}, {c256, &zen3_target, 2}, {c512, &zen3_target, 0},
+                 {c512, &intel, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const cg_problem p = parse(cases[c].problem);
+        cg_plan *plan = plan_for(&p, cases[c].target);
+        if (plan->winograd != cases[c].m)
+            fail_msg("%s (case %zu): winograd %d, expected %d", cases[c].problem, c,
+                     plan->winograd, cases[c].m);
+        free(plan);
+    }
 }
 
 static void test_winograd_choice(void **state) {
@@ -4418,7 +4450,8 @@ int main(void) {
         cmocka_unit_test(test_plan_json),       cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_conv_item_rows),
         cmocka_unit_test(test_dw_block_runs),
-        cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_dx_oracle),
+        cmocka_unit_test(test_winograd_choice), cmocka_unit_test(test_winograd_stride2_u_cap),
+        cmocka_unit_test(test_winograd_dx_oracle),
         cmocka_unit_test(test_winograd_dw),
         cmocka_unit_test(test_families_16bit_plans_agree),
     };
