@@ -3428,12 +3428,12 @@ static const struct wino_case {
      CG_ISA_AVX2, 0, 4, 0},
     {"bwdd_f32_ncdhw_g1mb1ic16oc16_i4x4x4_o4x4x4_f3x3x3_s1x1x1_d1x1x1_pl1x1x1_ph1x1x1",
      CG_ISA_AVX512, 2, 2, 0},
-    /* stride-2 dx: F(2, 2) with the middle tap's products, 4 x 4 dx tiles, always fused (S2's
-     * shape with 64 channels, U within the 1 MiB L2: test_winograd_stride2_u_cap has
-     * the larger ones; any layout and storage type, pad_lo 0 or 2), whatever tile an override
-     * names; 512 channels at 14x14 (U 26 MB) keep the direct kernels unless forced; fwd in the
-     * same problem, stride 2 along one dim only, rows and columns of different pad parity, too
-     * few channels or pixels: never (unforced) */
+    /* stride-2 dx: F(2, 2) with the middle tap's products, 4 x 4 dx tiles, always fused (64
+     * channels, and 96 <- 64, their U within base_target's 1 MiB L2: larger ones in
+     * test_winograd_stride2_u_cap; any layout and storage type, pad_lo 0 or 2), whatever tile
+     * an override names; 512 channels at 14x14 (U 26 MB) keep the direct kernels unless
+     * forced; fwd in the same problem, stride 2 along one dim only, rows and columns of
+     * different pad parity, too few channels or pixels: never (unforced) */
     {"bwdd_f32_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
     {"bwdd_f16_nchw_g1mb16ic64oc64_i56x56_o28x28_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX512, 0, 2, 0},
     {"bwdd_bf16_nhwc_g1mb8ic96oc64_i28x28_o14x14_f3x3_s2x2_d1x1_pl1x1_ph0x0", CG_ISA_AVX2, 0, 2, 0},
