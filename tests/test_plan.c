@@ -3866,6 +3866,17 @@ static void test_winograd_stride2_u_cap(void **state) {
                      plan->winograd, cases[c].m);
         free(plan);
     }
+    /* and its GEMM's register tile on AVX-512 is 2 vectors of output channels by a whole row
+     * of 14 tiles (4 vectors by 5 tiles before, 3 blocks to a row) */
+    const cg_problem p = parse(s2);
+    cg_plan *plan = plan_for(&p, &intel);
+    const cg_step *conv = NULL;
+    for (int i = 0; i < plan->step_count; i++)
+        if (plan->steps[i].kind == CG_STEP_WINO_CONV) conv = &plan->steps[i];
+    assert_non_null(conv);
+    assert_int_equal(conv->nv, 2);
+    assert_int_equal(conv->mr, 14);
+    free(plan);
 }
 
 static void test_winograd_choice(void **state) {

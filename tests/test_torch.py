@@ -222,6 +222,9 @@ PINNED = [
     {"name": "wino_s2_dx_nl", "op": "bwd_data", "dtype": "f16", "layout": "NHWC", "n": 3,
      "c": 24, "k": 20, "input": [14, 12], "filter": [3, 3], "stride": [2, 2], "pad_lo": [0, 2],
      "pad_hi": [1, 1]},
+    # a dx row of 14 tiles in one register tile of 2 vectors (40 channels padded to 64) on AVX-512
+    {"name": "wino_s2_dx_row", "op": "bwd_data", "dtype": "f32", "layout": "NCHW", "n": 1,
+     "c": 40, "k": 24, "input": [8, 56], "filter": [3, 3], "stride": [2, 2], "pad": [1, 1]},
     {"name": "wino_fwd_dx", "op": ["fwd", "bwd_data"], "dtype": "f32", "layout": "NCHW", "n": 2,
      "c": 20, "k": 18, "input": [9, 11], "filter": [3, 3], "pad_lo": [0, 2], "pad_hi": [2, 0]},
     {"name": "wino_dw_nc", "op": ["bwd_weight", "bwd_bias"], "dtype": "f32", "layout": "NCHW",
