@@ -51,7 +51,7 @@ static int collect(const char *root, const char *relative, name_list *list) {
     return rc;
 }
 
-static int compare_names(const void *a, const void *b) {
+int cg_pack_compare_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
@@ -123,7 +123,7 @@ cg_status cg_pack_build(const char *dir, int jobs, char msg[CG_MSG_MAX]) {
         status = CG_ERR_IO;
     }
     if (status == CG_OK) {
-        qsort(list.names, (size_t)list.count, sizeof *list.names, compare_names);
+        qsort(list.names, (size_t)list.count, sizeof *list.names, cg_pack_compare_names);
         cJSON_DeleteItemFromObject(manifest, "files");
         cJSON *files = cJSON_AddObjectToObject(manifest, "files");
         for (int i = 0; i < list.count && status == CG_OK; i++) {

@@ -51,6 +51,9 @@ cg_status cg_pack_add_vulkan(cg_pack_writer *writer, const cg_problem *problem, 
  * regenerated pack no longer has. */
 void cg_pack_remove_unlisted(const char *dir, const char *subdir, char **keep, int keep_count);
 
+/* qsort's comparison of two char * names, in strcmp order. */
+int cg_pack_compare_names(const void *a, const void *b);
+
 /* A whole file into *text (free() it). */
 cg_status cg_pack_read_text(const char *path, char **text, char msg[CG_MSG_MAX]);
 

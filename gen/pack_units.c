@@ -220,10 +220,6 @@ static void drop_macros(name_list *names, const name_list *macros) {
     names->count = kept;
 }
 
-static int compare_strings(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Scans src/<file> (a kernel, or a header it includes) into the lists. */
 static cg_status scan_file(const char *dir, const char *file, name_list *macros,
                            name_list *names, name_list *includes, char msg[CG_MSG_MAX]) {
@@ -327,7 +323,7 @@ cg_status cg_pack_write_units(const char *dir, char **files, int count, char msg
     int unit_count = 0;
     if (status == CG_OK) {
         memcpy(sorted, files, (size_t)count * sizeof *sorted);
-        qsort(sorted, (size_t)count, sizeof *sorted, compare_strings);
+        qsort(sorted, (size_t)count, sizeof *sorted, cg_pack_compare_names);
     }
     for (int isa = 0; isa < CG_ISA_COUNT && status == CG_OK; isa++) {
         if (isa == CG_ISA_GLSL) continue;

@@ -306,9 +306,9 @@ static int stride2_tile(const cg_plan *plan, const cg_dims *dims, int forced) {
     if (!forced && p->n * cg_prod(dims->out, 3) <= WINO_MIN_PIXELS) return 0;
     const wino_shape s = shape_of(plan, dims, 2, 1);
     if (scratch_of(&s, 1, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;
-    int64_t u_cap = U_BYTES_CAP;
-    if (plan->target.vendor != CG_VENDOR_AMD && fused_u_bytes(&plan->target) < u_cap)
-        u_cap = fused_u_bytes(&plan->target);
+    const int64_t fused_u = fused_u_bytes(&plan->target);
+    const int64_t u_cap =
+        plan->target.vendor != CG_VENDOR_AMD && fused_u < U_BYTES_CAP ? fused_u : U_BYTES_CAP;
     if (!forced && u_bytes_of(&s) > u_cap) return 0;
     return 2;
 }
