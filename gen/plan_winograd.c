@@ -307,8 +307,9 @@ static int stride2_tile(const cg_plan *plan, const cg_dims *dims, int forced) {
     const wino_shape s = shape_of(plan, dims, 2, 1);
     if (scratch_of(&s, 1, 1) > cg_winograd_scratch_budget(&plan->target)) return 0;
     const int64_t fused_u = fused_u_bytes(&plan->target);
-    const int64_t u_cap =
-        plan->target.vendor != CG_VENDOR_AMD && fused_u < U_BYTES_CAP ? fused_u : U_BYTES_CAP;
+    const int64_t u_cap = plan->target.vendor == CG_VENDOR_AMD || fused_u > U_BYTES_CAP
+                              ? U_BYTES_CAP
+                              : fused_u;
     if (!forced && u_bytes_of(&s) > u_cap) return 0;
     return 2;
 }

@@ -170,8 +170,9 @@ static inline __attribute__((always_inline)) void dy_transform(const float *win,
 }
 
 /* Where x and dy come from beyond the L2 (PREFETCH), the GEMMs prefetch the next row of tiles
- * into the L2 a line per tile step: each channel's rows of that tile row as one run, channel
- * after channel (dy's, then x's rows not shared with the row before). A band load reads
+ * into the L2 a line per tile step (of every register tile's pass but the first, gemm_block):
+ * each channel's rows of that tile row as one run, channel after channel (dy's, then x's rows
+ * not shared with the row before). A band load reads
  * channels-first rows of CB + KB planes at once, more streams than the L2 streamer follows
  * (S4's band loads waited on dy for a sixth of its time on one core), while a run of rows of
  * one plane is a stream it does follow; and spread over the GEMMs the prefetches do not queue
@@ -223,11 +224,14 @@ static inline __attribute__((always_inline)) const char *row_prefetch_take(row_p
         rp->tensor++;
         rp->channel = rp->line = 0;
     }
-    *lines = 0;
-    if (rp->tensor >= 2) return 0;
+    if (rp->tensor >= 2) {
+        *lines = 0;
+        return 0;
+    }
     const int t = rp->tensor;
     const char *first = rp->base[t] + rp->channel * rp->stride[t] + rp->line * 64;
-    *lines = rp->lines[t] - rp->line < steps ? rp->lines[t] - rp->line : steps;
+    const int64_t left = rp->lines[t] - rp->line;
+    *lines = left < steps ? left : steps;
     rp->line += *lines;
     if (rp->line == rp->lines[t]) {
         rp->line = 0;
